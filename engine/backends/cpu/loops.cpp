@@ -1,0 +1,37 @@
+#include "engine/backends/cpu/loops.h"
+
+#include <cstring>
+
+namespace spire::cpu {
+
+Tensor broadcast_view(const Tensor& t, const Shape& shape) {
+  if (t.shape() == shape) return t;
+  int64_t nd = int64_t(shape.size()), td = t.dim();
+  Shape strides(nd, 0);
+  for (int64_t i = 0; i < td; ++i) {
+    int64_t d = nd - td + i;
+    strides[d] = t.shape()[i] == 1 && shape[d] != 1 ? 0 : t.strides()[i];
+  }
+  return make_view(t, shape, strides, t.offset());
+}
+
+void copy_into(const Tensor& src, Tensor& dst) {
+  SPIRE_CHECK(src.shape() == dst.shape(), ShapeError, "copy: shapes ", shape_str(src.shape()), " and ",
+              shape_str(dst.shape()), " differ");
+  if (src.dtype() == dst.dtype() && src.is_contiguous() && dst.is_contiguous()) {
+    std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
+    return;
+  }
+  visit_dtype(dst.dtype(), [&]<class O>() {
+    visit_dtype(src.dtype(), [&]<class I>() {
+      map<O, I>(dst, [](I v) -> O {
+        if constexpr (is_complex_v<I> && !is_complex_v<O>) return O(v.real());
+        else if constexpr (is_complex_v<O> && !is_complex_v<I>) return O(typename O::value_type(v));
+        else if constexpr (std::is_same_v<O, bool>) return v != I(0);
+        else return static_cast<O>(v);
+      }, src);
+    });
+  });
+}
+
+}  // namespace spire::cpu

@@ -1,0 +1,122 @@
+// An op is defined once: name, shape and dtype inference, reverse rule, forward rule, sample inputs
+// for the registry test. Backends attach kernels to it by name. Rules are written with engine ops,
+// never raw buffers, so the derivative of a rule is itself just more ops: any order works.
+#pragma once
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/core/attrs.h"
+#include "engine/core/device.h"
+#include "engine/core/tensor.h"
+
+namespace spire {
+
+struct TensorMeta {
+  Shape shape;
+  DType dtype;
+};
+
+struct OpDef;
+
+// Reverse rule input. `grads` has one entry per output, never undefined (zeros are filled in).
+// Gradients follow the conjugate (PyTorch) convention for complex numbers: for L real,
+// grad = dL/dRe + i dL/dIm, so a rule for a holomorphic f returns g * conj(f'(z)).
+struct VjpContext {
+  const OpDef& op;
+  const Attrs& attrs;
+  const std::vector<Tensor>& inputs;
+  const std::vector<Tensor>& outputs;
+  const std::vector<Tensor>& grads;
+  const std::vector<bool>& needs_grad;  // per input; a rule may skip work where false
+};
+// Returns one gradient per input, shaped like it; undefined means zero (or not differentiable).
+using VjpRule = std::function<std::vector<Tensor>(const VjpContext&)>;
+
+// Forward rule input. `tangents` has one entry per input; undefined means zero.
+struct JvpContext {
+  const OpDef& op;
+  const Attrs& attrs;
+  const std::vector<Tensor>& inputs;
+  const std::vector<Tensor>& outputs;
+  const std::vector<Tensor>& tangents;
+};
+// Returns one tangent per output; undefined means zero.
+using JvpRule = std::function<std::vector<Tensor>(const JvpContext&)>;
+
+using InferFn = std::function<std::vector<TensorMeta>(const std::vector<Tensor>&, const Attrs&)>;
+// View ops produce an alias of input 0 instead of running a kernel.
+using ViewFn = std::function<Tensor(const std::vector<Tensor>&, const Attrs&)>;
+// Kernels get inputs already validated (same device, dtypes settled by the public function) and
+// outputs allocated contiguous from `infer`.
+using KernelFn = std::function<void(const std::vector<Tensor>&, std::vector<Tensor>&, const Attrs&)>;
+
+// A sample call for the registry test, in float64 (or complex128).
+struct OpSample {
+  std::vector<Tensor> inputs;
+  Attrs attrs;
+  std::string label;
+};
+
+struct OpDef {
+  std::string name;
+  int num_inputs = 1;  // -1: any number (concat, stack, einsum)
+  InferFn infer;
+  ViewFn view;
+  VjpRule vjp;
+  JvpRule jvp;
+  // Ops whose outputs carry no derivative (argmax, comparisons, floor, random draws).
+  bool differentiable = true;
+  // Inputs that never receive a gradient (indices, masks, conditions).
+  std::vector<int> nondiff_inputs;
+  std::function<std::vector<OpSample>()> samples;
+  // Inputs for which finite differences are not meaningful (e.g. kinks are avoided by samples
+  // instead; this is for integer inputs) are listed in nondiff_inputs.
+  std::array<KernelFn, kNumDeviceKinds> kernels{};
+
+  bool has_kernel(DeviceKind k) const { return bool(kernels[int(k)]) || bool(view); }
+};
+
+// The registry. Registration happens during static initialisation of libspire_engine.
+class OpRegistry {
+ public:
+  static OpRegistry& get();
+  OpDef& define(OpDef def);
+  void add_kernel(const std::string& op, DeviceKind kind, KernelFn fn);
+  const OpDef& at(const std::string& name) const;  // throws ValueError naming the known ops
+  const OpDef* find(const std::string& name) const;
+  std::vector<const OpDef*> all() const;
+
+ private:
+  std::vector<std::unique_ptr<OpDef>> ops_;
+  std::vector<std::tuple<std::string, DeviceKind, KernelFn>> pending_;
+};
+
+inline const OpDef& op_def(const std::string& name) { return OpRegistry::get().at(name); }
+
+// Runs an op: infers, allocates, calls the kernel (or makes the view), then records the reverse
+// node and propagates forward-mode tangents. Public op functions are thin wrappers around this.
+std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attrs& attrs = {});
+Tensor call1(const OpDef& op, std::vector<Tensor> inputs, const Attrs& attrs = {});
+
+namespace detail {
+struct OpRegistrar {
+  explicit OpRegistrar(OpDef def) { OpRegistry::get().define(std::move(def)); }
+};
+struct KernelRegistrar {
+  KernelRegistrar(const char* op, DeviceKind kind, KernelFn fn) {
+    OpRegistry::get().add_kernel(op, kind, std::move(fn));
+  }
+};
+}  // namespace detail
+
+#define SPIRE_CAT_(a, b) a##b
+#define SPIRE_CAT(a, b) SPIRE_CAT_(a, b)
+// SPIRE_DEFINE_OP({ .name = "exp", ... });
+#define SPIRE_DEFINE_OP(...) \
+  static ::spire::detail::OpRegistrar SPIRE_CAT(spire_op_, __COUNTER__)(::spire::OpDef __VA_ARGS__)
+#define SPIRE_REGISTER_KERNEL(op, kind, fn) \
+  static ::spire::detail::KernelRegistrar SPIRE_CAT(spire_kernel_, __COUNTER__)(op, kind, fn)
+
+}  // namespace spire

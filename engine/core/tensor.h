@@ -107,6 +107,8 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
+using Tensors = std::vector<Tensor>;
+
 // Factories. `empty` leaves memory uninitialised.
 Tensor empty(const Shape& shape, DType dtype = DType::Float32, Device device = kCPU);
 Tensor zeros(const Shape& shape, DType dtype = DType::Float32, Device device = kCPU);

@@ -14,7 +14,7 @@ namespace {
 
 std::string why_no_grad(const Tensor& t) {
   if (t.impl()->nondiff_origin)
-    return "it was produced by '" + t.impl()->nondiff_origin->name +
+    return "it depends on the inputs only through '" + t.impl()->nondiff_origin->name +
            "', which is not differentiable (its output carries no gradient)";
   return "it does not require grad and has no grad_fn (set requires_grad, or compute it from "
          "tensors that require grad outside of no_grad)";

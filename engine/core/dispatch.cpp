@@ -100,9 +100,14 @@ std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attr
 
   if (GradMode::enabled()) {
     bool any_requires = false;
-    for (size_t i = 0; i < inputs.size(); ++i)
+    const OpDef* stopped_by = nullptr;  // a non-differentiable op upstream, for error messages
+    for (size_t i = 0; i < inputs.size(); ++i) {
       any_requires |= inputs[i].requires_grad() && takes_part_in_grad(op, i);
-    if (any_requires) {
+      if (!stopped_by) stopped_by = inputs[i].impl()->nondiff_origin;
+    }
+    if (!any_requires && stopped_by) {
+      for (auto& o : outputs) o.impl()->nondiff_origin = stopped_by;
+    } else if (any_requires) {
       if (op.differentiable) {
         auto node = std::make_shared<OpNode>(op, attrs, inputs, outputs);
         for (size_t k = 0; k < outputs.size(); ++k) {

@@ -18,8 +18,9 @@ Tensor fft(const Tensor& x, int64_t axis = -1, const std::string& norm = "backwa
 Tensor ifft(const Tensor& x, int64_t axis = -1, const std::string& norm = "backward");
 Tensor rfft(const Tensor& x, int64_t axis = -1, const std::string& norm = "backward");
 Tensor irfft(const Tensor& x, int64_t n = -1, int64_t axis = -1, const std::string& norm = "backward");
-// DCT types I and II along one axis, scaled as scipy.fft.dct (norm "backward" or "ortho");
-// idct inverts dct of the same type.
+// DCT types I, II and III along one axis, scaled as scipy.fft.dct / idct (norm "backward",
+// "ortho" or "forward"); idct inverts dct of the same type. Complex input transforms its real and
+// imaginary parts separately.
 Tensor dct(const Tensor& x, int type = 2, int64_t axis = -1, const std::string& norm = "backward");
 Tensor idct(const Tensor& x, int type = 2, int64_t axis = -1, const std::string& norm = "backward");
 

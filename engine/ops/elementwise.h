@@ -50,6 +50,8 @@ Tensor pow(const Tensor& a, Scalar b);
 Tensor atan2(const Tensor& y, const Tensor& x);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, Scalar b);
+Tensor minimum(const Tensor& a, Scalar b);
 Tensor add(const Tensor& a, Scalar b);
 Tensor sub(const Tensor& a, Scalar b);
 Tensor mul(const Tensor& a, Scalar b);
@@ -62,6 +64,13 @@ Tensor lt(const Tensor& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
+// Against a weak number: x > 0 compares in x's dtype.
+Tensor eq(const Tensor& a, Scalar b);
+Tensor ne(const Tensor& a, Scalar b);
+Tensor lt(const Tensor& a, Scalar b);
+Tensor le(const Tensor& a, Scalar b);
+Tensor gt(const Tensor& a, Scalar b);
+Tensor ge(const Tensor& a, Scalar b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
@@ -71,6 +80,10 @@ Tensor isfinite(const Tensor& a);
 
 // where(cond, a, b): a where cond is true, else b; broadcasts all three.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
+// NaN propagates; if lo > hi every element becomes hi (as NumPy's clip and PyTorch's clamp).
+// The gradient passes where lo <= x <= hi.
 Tensor clamp(const Tensor& x, Scalar lo, Scalar hi);
 Tensor clamp_min(const Tensor& x, Scalar lo);
 Tensor clamp_max(const Tensor& x, Scalar hi);

@@ -20,6 +20,10 @@ Tensor argmax(const Tensor& x, int64_t axis, bool keepdims = false);
 Tensor argmin(const Tensor& x, int64_t axis, bool keepdims = false);
 Tensor cumsum(const Tensor& x, int64_t axis);
 Tensor cumprod(const Tensor& x, int64_t axis);
+// exclusive: element i folds the elements before i only (starting from 0 or 1); reverse: folds
+// from the end of the axis (reverse inclusive cumsum of x is flip(cumsum(flip(x)))).
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse);
+Tensor cumprod(const Tensor& x, int64_t axis, bool exclusive, bool reverse);
 
 // Sums a broadcast gradient back to `shape` (the reverse of broadcasting).
 Tensor sum_to(const Tensor& x, const Shape& shape);

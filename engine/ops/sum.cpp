@@ -1,8 +1,10 @@
 // sum, the reduction every broadcasting reverse rule ends in, and the axis helpers of reductions.
+// Its kernel (backends/cpu/reduce_dense.h) sums pairwise, vectorised and in a fixed order.
 #include <algorithm>
 
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
+#include "engine/ops/reduce_internal.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
 
@@ -31,14 +33,24 @@ Shape reduced_shape(const Shape& shape, const Axes& axes, bool keepdims) {
   return out;
 }
 
-namespace {
-using namespace rules;
+namespace detail {
 
-// Gradient of a reduction: reinsert the reduced axes as size 1 and broadcast back.
 Tensor unreduce(const Tensor& g, const Shape& in_shape, const Axes& axes, bool keepdims) {
   Tensor k = keepdims ? g : reshape(g, reduced_shape(in_shape, axes, true));
   return expand(k, in_shape);
 }
+
+int64_t reduced_count(const Shape& shape, const Axes& axes) {
+  int64_t n = 1;
+  for (int64_t a : axes) n *= shape[a];
+  return n;
+}
+
+}  // namespace detail
+
+namespace {
+using namespace rules;
+using detail::unreduce;
 
 SPIRE_DEFINE_OP({
     .name = "sum",

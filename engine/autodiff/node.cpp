@@ -7,7 +7,7 @@
 
 namespace spire {
 namespace {
-std::atomic<uint64_t> next_sequence{0};
+std::atomic<uint64_t> next_sequence{1};  // 0 is reserved for leaf accumulators, which run last
 
 // A saved output reconnected to the node that made it, so that a reverse rule using it is
 // differentiable again; forward-mode tangents saved with it stay attached.

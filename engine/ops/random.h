@@ -1,6 +1,9 @@
 // Random numbers from a counter-based generator (Philox-4x32-10) keyed by (seed, stream): the
 // value at position i depends only on (seed, stream, i), so draws are the same on every run,
-// thread count and device. A Generator advances its counter by what each draw consumed.
+// thread count and device. A Generator advances its counter by what each draw consumed, in
+// 128-bit blocks: float32 uniform and normal and bernoulli take 4 elements per block, float64
+// uniform and normal 2, randint and permutation 1 (engine/random/philox.h has the formulas).
+// A Generator is not synchronised: give each thread its own (a stream each) or lock around it.
 #pragma once
 #include <cstdint>
 

@@ -118,12 +118,29 @@ TEST(Elementwise, Float32TranscendentalsAreCorrectlyRounded) {
   xs.push_back(1e-6f);
   xs.push_back(-3e-5f);
   std::vector<double> e = exp(f32(xs)).to_vector(), s = sigmoid(f32(xs)).to_vector(), t = tanh(f32(xs)).to_vector();
+  std::vector<double> sp = softplus(f32(xs)).to_vector(), l1 = log1p(f32(xs)).to_vector();
+  std::vector<double> l = log(abs(f32(xs))).to_vector();
   for (size_t i = 0; i < xs.size(); ++i) {
     double x = xs[i];
     EXPECT_EQ(float(e[i]), float(std::exp(x))) << x;
     EXPECT_EQ(float(s[i]), float(1 / (1 + std::exp(-x)))) << x;
     EXPECT_EQ(float(t[i]), float(std::tanh(x))) << x;
+    EXPECT_EQ(float(sp[i]), float(std::log1p(std::exp(-std::abs(x))) + std::max(x, 0.0))) << x;
+    EXPECT_EQ(float(l[i]), float(std::log(std::abs(x)))) << x;
+    if (x > -1) EXPECT_EQ(float(l1[i]), float(std::log1p(x))) << x;
+    else EXPECT_TRUE(std::isnan(l1[i])) << x;
   }
+  // Edges: log of 0, negatives, inf and NaN; log1p at -1; softplus far out.
+  auto lg = log(f32({0.0f, -1.0f, INFINITY, NAN, 1.0f})).to_vector();
+  EXPECT_EQ(lg[0], -kInf);
+  EXPECT_TRUE(std::isnan(lg[1]));
+  EXPECT_EQ(lg[2], kInf);
+  EXPECT_TRUE(std::isnan(lg[3]));
+  EXPECT_EQ(lg[4], 0.0);
+  EXPECT_EQ(log1p(f32({-1.0f})).item<double>(), -kInf);
+  EXPECT_EQ(log1p(f32({1e-30f})).item<double>(), double(1e-30f));
+  EXPECT_EQ(softplus(f32({-INFINITY, 200.0f, -120.0f})).to_vector(),
+            (std::vector<double>{0.0, 200.0, double(float(std::exp(-120.0)))}));
 }
 
 TEST(Elementwise, RoundingAndSign) {

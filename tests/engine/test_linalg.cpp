@@ -177,6 +177,15 @@ TEST(Matmul, IntegersAndPromotion) {
   Tensor r = matmul(a, b);
   EXPECT_EQ(r.dtype(), DType::Int64);
   EXPECT_EQ(r.to_vector(), (std::vector<double>{19, 22, 43, 50}));
+  // a batch of int32 products, and NumPy's boolean product (any of a and b)
+  Tensor ia = cast(rules::sample_int({40, 3, 4}, -5, 5, 1), DType::Int32);
+  Tensor ib = cast(rules::sample_int({4, 2}, -5, 5, 2), DType::Int32);
+  Tensor ir = matmul(ia, ib);
+  EXPECT_EQ(ir.dtype(), DType::Int32);
+  EXPECT_EQ(ir.to_vector(), naive_matmul(cast(ia, DType::Float64), cast(ib, DType::Float64)).to_vector());
+  Tensor ba = from_vector<bool>({true, false, false, false}, {2, 2});
+  Tensor bb = from_vector<bool>({false, true, true, false}, {2, 2});
+  EXPECT_EQ(matmul(ba, bb).to_vector(), (std::vector<double>{0, 1, 0, 0}));
   Tensor f = matmul(a, from_vector<double>({1, 0, 0, 1}, {2, 2}));
   EXPECT_EQ(f.dtype(), DType::Float64);
   EXPECT_EQ(f.to_vector(), (std::vector<double>{1, 2, 3, 4}));

@@ -40,6 +40,29 @@ TEST(Philox, BoundedStaysInRangeAndUsesTopBits) {
   EXPECT_EQ(philox::bounded({0x80000000u, 0, 0, 0}, ~0ull), 0x7fffffffffffffffull);
 }
 
+// The portable log, sin and cos behind Box-Muller (identical bits on CPU and GPU) agree with the
+// C library to a few ulp over the whole range they are used on.
+TEST(Philox, PortableMathMatchesLibm) {
+  double worst_log = 0, worst_trig = 0;
+  for (uint64_t i = 0; i < 200000; ++i) {
+    philox::Block b = philox::block(3, 0, i);
+    double u = philox::unit_double_open0(b[0], b[1]);
+    if (i % 4 == 0) u = std::ldexp(u, -int(b[2] % 1000));  // tiny arguments too
+    double l = philox::detail::log_portable(u), ref = std::log(u);
+    if (ref != 0) worst_log = std::max(worst_log, std::abs(l - ref) / std::abs(ref));
+    double v = philox::unit_double(b[2], b[3]), s, c;
+    philox::detail::sincos_turns(v, s, c);
+    worst_trig = std::max({worst_trig, std::abs(s - std::sin(2 * M_PI * v)), std::abs(c - std::cos(2 * M_PI * v))});
+  }
+  EXPECT_LT(worst_log, 1e-15);  // a few ulp
+  EXPECT_LT(worst_trig, 1e-15);  // the reference carries the rounding of 2 pi v (4e-16)
+  EXPECT_EQ(philox::detail::log_portable(1.0), 0.0);
+  double s, c;
+  philox::detail::sincos_turns(0.25, s, c);
+  EXPECT_EQ(s, 1.0);
+  EXPECT_EQ(c, 0.0);
+}
+
 std::vector<uint8_t> raw_bytes(const Tensor& t) {
   std::vector<uint8_t> b(t.nbytes());
   std::memcpy(b.data(), t.raw_data(), b.size());
@@ -84,6 +107,40 @@ TEST(Random, ElementDependsOnlyOnItsIndex) {
   auto u = uniform({5}, 0, 1, DType::Float64, g3).to_vector();
   philox::Block b = philox::block(5, 3, 17 + 1);
   EXPECT_EQ(u[3], philox::unit_double(b[2], b[3]));
+}
+
+// What a CUDA kernel must reproduce: each element as the documented function of its block.
+TEST(Random, KernelsFollowTheDocumentedElementFormulas) {
+  const uint64_t seed = 0x1234567890abcdefull, stream = 9, offset = 5;
+  auto gen = [&] {
+    Generator g(seed, stream);
+    g.set_offset(offset);
+    return g;
+  };
+  auto blk = [&](int64_t b) { return philox::block(seed, stream, offset + uint64_t(b)); };
+  const int64_t n = 37;  // not a whole batch
+  Generator g = gen();
+  auto u32 = uniform({n}, 0, 1, DType::Float32, g).to_vector();
+  g = gen();
+  auto n64 = normal({n}, 0, 1, DType::Float64, g).to_vector();
+  g = gen();
+  auto n32 = normal({n}, 0, 1, DType::Float32, g).to_vector();
+  g = gen();
+  auto ri = randint({n}, -50, 1000, DType::Int64, g).to_vector();
+  g = gen();
+  auto be = bernoulli({n}, 0.7, g).to_vector();
+  for (int64_t i = 0; i < n; ++i) {
+    philox::Block b4 = blk(i / 4), b2 = blk(i / 2), b1 = blk(i);
+    EXPECT_EQ(u32[i], double(philox::unit_float(b4[i % 4]))) << i;
+    double z0, z1;
+    philox::box_muller(philox::unit_double_open0(b2[0], b2[1]), philox::unit_double(b2[2], b2[3]), z0, z1);
+    EXPECT_EQ(n64[i], i % 2 ? z1 : z0) << i;
+    int pair = int(i % 4) / 2;
+    philox::box_muller(philox::unit_float_open0(b4[2 * pair]), philox::unit_float(b4[2 * pair + 1]), z0, z1);
+    EXPECT_EQ(n32[i], double(float(i % 2 ? z1 : z0))) << i;
+    EXPECT_EQ(ri[i], double(-50 + int64_t(philox::bounded(b1, 1050)))) << i;
+    EXPECT_EQ(be[i], double(uint64_t(b4[i % 4]) < uint64_t(std::ceil(0.7 * 0x1.0p32)))) << i;
+  }
 }
 
 TEST(Random, ThreadCountDoesNotChangeBits) {

@@ -37,8 +37,11 @@ void fill(const std::vector<Tensor>&, std::vector<Tensor>& out, const Attrs& a) 
     T x = v.to<T>();
     T* p = out[0].data<T>();
     int64_t n = out[0].numel();
-#pragma omp parallel for simd if (n >= kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) p[i] = x;
+    if (n == 1) {
+      p[0] = x;  // the scalars of weak-typed arithmetic
+      return;
+    }
+    std::fill(p, p + n, x);
   });
 }
 SPIRE_REGISTER_KERNEL("full", DeviceKind::CPU, fill);

@@ -16,6 +16,19 @@ namespace spire::cpu {
 // Below this many elements a loop runs on one thread: forking costs more than it saves.
 constexpr int64_t kParallelGrain = 1 << 15;
 
+// Runs body(i) for i in [0, n): on OpenMP threads when `work` (about the element count touched)
+// reaches kParallelGrain, else on this thread without entering the OpenMP runtime at all (even
+// `omp parallel if(false)` costs about a microsecond, more than a small op).
+template <class Body>
+void parallel_for(int64_t n, int64_t work, Body&& body) {
+  if (work < kParallelGrain || n < 2) {
+    for (int64_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) body(i);
+}
+
 // A view of `t` broadcast to `shape` (stride 0 along new or size-1 axes). Semantics were checked
 // by the op's infer; this only re-describes memory.
 Tensor broadcast_view(const Tensor& t, const Shape& shape);
@@ -70,8 +83,13 @@ void for_each_row(const StridedPlan<N>& plan, RowFn&& row) {
   int64_t rows = plan.rows(), n = plan.inner();
   std::array<int64_t, N> inner_strides;
   for (size_t k = 0; k < N; ++k) inner_strides[k] = plan.strides[k].back();
-  bool parallel = rows * n >= kParallelGrain && rows > 1;
-#pragma omp parallel for schedule(static) if (parallel)
+  // A serial branch of its own: even `omp parallel if(false)` enters the runtime, which costs
+  // more than a small op.
+  if (rows * n < kParallelGrain || rows == 1) {
+    for (int64_t r = 0; r < rows; ++r) row(plan.row_offsets(r), n, inner_strides);
+    return;
+  }
+#pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) row(plan.row_offsets(r), n, inner_strides);
 }
 
@@ -84,7 +102,12 @@ void map_impl(Tensor& out, F& f, std::index_sequence<I...>, const std::array<Ten
   int64_t total = out.numel();
   bool flat = out.is_contiguous() && (ins[I].is_contiguous() && ... && true);
   if (flat) {
-#pragma omp parallel for simd schedule(static) if (total >= kParallelGrain)
+    if (total < kParallelGrain) {
+#pragma omp simd
+      for (int64_t i = 0; i < total; ++i) po[i] = f(std::get<I>(pin)[i]...);
+      return;
+    }
+#pragma omp parallel for simd schedule(static)
     for (int64_t i = 0; i < total; ++i) po[i] = f(std::get<I>(pin)[i]...);
     return;
   }

@@ -6,6 +6,7 @@
 #include <cblas.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <climits>
 #include <optional>
 
@@ -82,9 +83,49 @@ void eigen_product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k
   C.noalias() = A * B;
 }
 
-// One small product, unblocked: each row of C accumulates rows of B scaled by A's entries, in
-// order of the summed index (a fixed order, so the same bits on any thread). B's rows are read
-// contiguously, from `scratch` (k * n elements) when B's columns are strided.
+// acc += a * b; complex without the Inf/NaN recovery of operator* (BLAS does none either), so it
+// vectorises.
+template <class T>
+inline void mul_add(T& acc, T a, T b) {
+  if constexpr (is_complex_v<T>)
+    acc = T(acc.real() + a.real() * b.real() - a.imag() * b.imag(),
+            acc.imag() + a.real() * b.imag() + a.imag() * b.real());
+  else
+    acc += a * b;
+}
+
+// A block of MR rows by NR columns of C, accumulated in registers over the summed index in
+// ascending order (a fixed order: the same bits on any thread).
+template <int MR, int NR, class T>
+inline void small_block(const T* a, int64_t sar, int64_t sac, const T* b, int64_t sbr, T* c, int64_t ldc,
+                        int64_t k) {
+  T acc[MR][NR] = {};
+  for (int64_t p = 0; p < k; ++p) {
+    const T* bp = b + p * sbr;
+    for (int r = 0; r < MR; ++r) {
+      const T ap = a[r * sar + p * sac];
+      if constexpr (is_complex_v<T>) {
+        for (int j = 0; j < NR; ++j) mul_add(acc[r][j], ap, bp[j]);
+      } else {
+#pragma omp simd
+        for (int j = 0; j < NR; ++j) acc[r][j] += ap * bp[j];
+      }
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int j = 0; j < NR; ++j) c[r * ldc + j] = acc[r][j];
+}
+
+template <int NR, class T>
+inline void small_panel(const T* a, int64_t sar, int64_t sac, const T* b, int64_t sbr, T* c, int64_t m,
+                        int64_t n, int64_t k) {
+  int64_t i = 0;
+  for (; i + 4 <= m; i += 4) small_block<4, NR>(a + i * sar, sar, sac, b, sbr, c + i * n, n, k);
+  for (; i < m; ++i) small_block<1, NR>(a + i * sar, sar, sac, b, sbr, c + i * n, n, k);
+}
+
+// One small product, unblocked, B's rows read contiguously (from `scratch`, k * n elements, when
+// B's columns are strided).
 template <class T>
 void small_product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, int64_t sar, int64_t sac,
                    int64_t sbr, int64_t sbc, T* scratch) {
@@ -94,16 +135,12 @@ void small_product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k
     b = scratch;
     sbr = n;
   }
-  for (int64_t i = 0; i < m; ++i) {
-    T* ci = c + i * n;
-    for (int64_t j = 0; j < n; ++j) ci[j] = T(0);
-    for (int64_t p = 0; p < k; ++p) {
-      const T aip = a[i * sar + p * sac];
-      const T* bp = b + p * sbr;
-#pragma omp simd
-      for (int64_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
-    }
-  }
+  // Column panels of 16, 8, 4 and 1: widths known at compile time keep the accumulators in registers.
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) small_panel<16>(a, sar, sac, b + j, sbr, c + j, m, n, k);
+  for (; j + 8 <= n; j += 8) small_panel<8>(a, sar, sac, b + j, sbr, c + j, m, n, k);
+  for (; j + 4 <= n; j += 4) small_panel<4>(a, sar, sac, b + j, sbr, c + j, m, n, k);
+  for (; j < n; ++j) small_panel<1>(a, sar, sac, b + j, sbr, c + j, m, n, k);
 }
 
 // If every batch of `a` is shared-nothing and laid out so that batch and row axes merge into one

@@ -1,6 +1,11 @@
 // CPU kernels for random draws. Element i is a function of (seed, stream, offset + i / per_block)
-// and its position in that block only, so any split of the blocks over threads gives the same bits.
+// and its position in that block only (see engine/random/philox.h), so any split of the blocks over
+// threads gives the same bits, and so does a CUDA kernel computing one block per thread.
+//
+// Blocks are made kBatch at a time in structure-of-arrays form, so that the transforms (uniform
+// scaling, Box-Muller) vectorise across blocks.
 #include <algorithm>
+#include <cstring>
 #include <tuple>
 
 #include "engine/backends/cpu/loops.h"
@@ -10,22 +15,60 @@
 namespace spire::cpu {
 namespace {
 
+constexpr int kBatch = 16;
+
+// Words w[j][l] of blocks index + l, l < kBatch; equal to philox::block(seed, stream, index + l)[j].
+struct Batch {
+  alignas(64) uint32_t w[4][kBatch];
+};
+
+void philox_batch(uint64_t seed, uint64_t stream, uint64_t index, Batch& b) {
+  uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
+  for (int l = 0; l < kBatch; ++l) {
+    uint64_t i = index + uint64_t(l);
+    b.w[0][l] = uint32_t(i);
+    b.w[1][l] = uint32_t(i >> 32);
+    b.w[2][l] = uint32_t(stream);
+    b.w[3][l] = uint32_t(stream >> 32);
+  }
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) k0 += philox::kW0, k1 += philox::kW1;
+#pragma omp simd
+    for (int l = 0; l < kBatch; ++l) {
+      uint64_t p0 = uint64_t(philox::kM0) * b.w[0][l], p1 = uint64_t(philox::kM1) * b.w[2][l];
+      uint32_t n0 = uint32_t(p1 >> 32) ^ b.w[1][l] ^ k0, n2 = uint32_t(p0 >> 32) ^ b.w[3][l] ^ k1;
+      b.w[1][l] = uint32_t(p1);
+      b.w[3][l] = uint32_t(p0);
+      b.w[0][l] = n0;
+      b.w[2][l] = n2;
+    }
+  }
+}
+
 struct Coordinates {
   uint64_t seed, stream, offset;
   explicit Coordinates(const Attrs& a)
       : seed(uint64_t(a.get<int64_t>("seed"))),
         stream(uint64_t(a.get<int64_t>("stream"))),
         offset(uint64_t(a.get<int64_t>("offset"))) {}
-  philox::Block operator()(int64_t b) const { return philox::block(seed, stream, offset + uint64_t(b)); }
 };
 
-// Runs fill(block_index, first_element, count) for every block that `n` elements of `per_block`
-// each need; count is per_block except perhaps for the last block.
-template <class Fill>
-void for_each_block(int64_t n, int64_t per_block, Fill fill) {
-  int64_t blocks = (n + per_block - 1) / per_block;
+// Fills n elements of out, per_block per Philox block: make(batch, tmp) writes the kBatch *
+// per_block elements of one batch into tmp (element 4 l + j of a float32 uniform batch comes
+// from word j of block l), and the valid ones are copied out.
+template <class T, int PerBlock, class Make>
+void fill_batches(T* out, int64_t n, const Coordinates& at, Make make) {
+  constexpr int64_t per_batch = int64_t(kBatch) * PerBlock;
+  int64_t batches = (n + per_batch - 1) / per_batch;
 #pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-  for (int64_t b = 0; b < blocks; ++b) fill(b, b * per_block, std::min(per_block, n - b * per_block));
+  for (int64_t q = 0; q < batches; ++q) {
+    Batch b;
+    philox_batch(at.seed, at.stream, at.offset + uint64_t(q) * kBatch, b);
+    alignas(64) T tmp[per_batch];
+    make(b, tmp);
+    int64_t i0 = q * per_batch;
+    std::copy(tmp, tmp + std::min(per_batch, n - i0), out + i0);
+  }
 }
 
 void uniform_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const Attrs& a) {
@@ -33,49 +76,76 @@ void uniform_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const 
   double low = a.get<double>("low"), high = a.get<double>("high");
   int64_t n = out[0].numel();
   if (out[0].dtype() == DType::Float32) {
-    float* p = out[0].data<float>();
-    float lo = float(low), hi = float(high);
-    for_each_block(n, 4, [&](int64_t b, int64_t i0, int64_t k) {
-      philox::Block r = at(b);
-      for (int64_t j = 0; j < k; ++j) p[i0 + j] = philox::scale_unit(philox::unit_float(r[j]), lo, hi);
+    philox::UnitScale<float> scale{float(low), float(high)};
+    fill_batches<float, 4>(out[0].data<float>(), n, at, [&](const Batch& b, float* t) {
+      float v[4][kBatch];
+      for (int j = 0; j < 4; ++j)
+#pragma omp simd
+        for (int l = 0; l < kBatch; ++l) v[j][l] = scale(philox::unit_float(b.w[j][l]));
+      for (int l = 0; l < kBatch; ++l)
+        for (int j = 0; j < 4; ++j) t[4 * l + j] = v[j][l];
     });
   } else {
-    double* p = out[0].data<double>();
-    for_each_block(n, 2, [&](int64_t b, int64_t i0, int64_t k) {
-      philox::Block r = at(b);
-      for (int64_t j = 0; j < k; ++j)
-        p[i0 + j] = philox::scale_unit(philox::unit_double(r[2 * j], r[2 * j + 1]), low, high);
+    philox::UnitScale<double> scale{low, high};
+    fill_batches<double, 2>(out[0].data<double>(), n, at, [&](const Batch& b, double* t) {
+      double v[2][kBatch];
+      for (int j = 0; j < 2; ++j)
+#pragma omp simd
+        for (int l = 0; l < kBatch; ++l) v[j][l] = scale(philox::unit_double(b.w[2 * j][l], b.w[2 * j + 1][l]));
+      for (int l = 0; l < kBatch; ++l)
+        for (int j = 0; j < 2; ++j) t[2 * l + j] = v[j][l];
     });
   }
 }
 
-// Box-Muller pairs: float32 takes two pairs of 32-bit uniforms per block, float64 one pair of
-// 64-bit uniforms. Even elements get the cosine branch, odd ones the sine branch.
+// Box-Muller (philox::box_muller) for kBatch pairs of uniforms, in three loops: the logarithm
+// and the sine and cosine vectorise; the square root is a loop of its own because with errno
+// semantics it does not.
+template <class U1, class U2>
+void box_muller_batch(U1 u1, U2 u2, double (&z0)[kBatch], double (&z1)[kBatch]) {
+  double r[kBatch], sn[kBatch], cs[kBatch];
+#pragma omp simd
+  for (int l = 0; l < kBatch; ++l) {
+    r[l] = philox::box_muller_r2(u1(l));
+    philox::detail::sincos_turns(u2(l), sn[l], cs[l]);
+  }
+  for (int l = 0; l < kBatch; ++l) r[l] = std::sqrt(r[l]);
+#pragma omp simd
+  for (int l = 0; l < kBatch; ++l) {
+    z0[l] = r[l] * cs[l];
+    z1[l] = r[l] * sn[l];
+  }
+}
+
+// float32 takes two pairs of 32-bit uniforms per block (elements 4l..4l+3 are the cos and sin
+// branches of pair (w0, w1), then of pair (w2, w3)); float64 one pair of 64-bit uniforms (elements
+// 2l, 2l+1).
 void normal_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const Attrs& a) {
   Coordinates at(a);
   double mean = a.get<double>("mean"), sd = a.get<double>("std");
   int64_t n = out[0].numel();
   if (out[0].dtype() == DType::Float32) {
-    float* p = out[0].data<float>();
     float m = float(mean), s = float(sd);
-    for_each_block(n, 4, [&](int64_t b, int64_t i0, int64_t k) {
-      philox::Block r = at(b);
-      float z[4];
+    fill_batches<float, 4>(out[0].data<float>(), n, at, [&](const Batch& b, float* t) {
       for (int pair = 0; pair < 2; ++pair) {
-        double z0, z1;
-        philox::box_muller(philox::unit_float_open0(r[2 * pair]), philox::unit_float(r[2 * pair + 1]), z0, z1);
-        z[2 * pair] = float(z0);
-        z[2 * pair + 1] = float(z1);
+        double z0[kBatch], z1[kBatch];
+        box_muller_batch([&](int l) { return double(philox::unit_float_open0(b.w[2 * pair][l])); },
+                         [&](int l) { return double(philox::unit_float(b.w[2 * pair + 1][l])); }, z0, z1);
+        for (int l = 0; l < kBatch; ++l) {
+          t[4 * l + 2 * pair] = std::fma(float(z0[l]), s, m);
+          t[4 * l + 2 * pair + 1] = std::fma(float(z1[l]), s, m);
+        }
       }
-      for (int64_t j = 0; j < k; ++j) p[i0 + j] = std::fma(z[j], s, m);
     });
   } else {
-    double* p = out[0].data<double>();
-    for_each_block(n, 2, [&](int64_t b, int64_t i0, int64_t k) {
-      philox::Block r = at(b);
-      double z[2];
-      philox::box_muller(philox::unit_double_open0(r[0], r[1]), philox::unit_double(r[2], r[3]), z[0], z[1]);
-      for (int64_t j = 0; j < k; ++j) p[i0 + j] = std::fma(z[j], sd, mean);
+    fill_batches<double, 2>(out[0].data<double>(), n, at, [&](const Batch& b, double* t) {
+      double z0[kBatch], z1[kBatch];
+      box_muller_batch([&](int l) { return philox::unit_double_open0(b.w[0][l], b.w[1][l]); },
+                       [&](int l) { return philox::unit_double(b.w[2][l], b.w[3][l]); }, z0, z1);
+      for (int l = 0; l < kBatch; ++l) {
+        t[2 * l] = std::fma(z0[l], sd, mean);
+        t[2 * l + 1] = std::fma(z1[l], sd, mean);
+      }
     });
   }
 }
@@ -84,10 +154,9 @@ void normal_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const A
 void bernoulli_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const Attrs& a) {
   Coordinates at(a);
   uint64_t threshold = uint64_t(std::ceil(a.get<double>("p") * 0x1.0p32));
-  bool* p = out[0].data<bool>();
-  for_each_block(out[0].numel(), 4, [&](int64_t b, int64_t i0, int64_t k) {
-    philox::Block r = at(b);
-    for (int64_t j = 0; j < k; ++j) p[i0 + j] = uint64_t(r[j]) < threshold;
+  fill_batches<bool, 4>(out[0].data<bool>(), out[0].numel(), at, [&](const Batch& b, bool* t) {
+    for (int j = 0; j < 4; ++j)
+      for (int l = 0; l < kBatch; ++l) t[4 * l + j] = uint64_t(b.w[j][l]) < threshold;
   });
 }
 
@@ -97,9 +166,11 @@ void randint_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const 
   uint64_t range = uint64_t(a.get<int64_t>("high")) - uint64_t(low);
   visit_dtype(out[0].dtype(), [&]<class T>() {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      T* p = out[0].data<T>();
-      for_each_block(out[0].numel(), 1, [&](int64_t b, int64_t i0, int64_t) {
-        p[i0] = T(int64_t(uint64_t(low) + philox::bounded(at(b), range)));
+      fill_batches<T, 1>(out[0].data<T>(), out[0].numel(), at, [&](const Batch& b, T* t) {
+        for (int l = 0; l < kBatch; ++l) {
+          philox::Block blk{{b.w[0][l], b.w[1][l], b.w[2][l], b.w[3][l]}};
+          t[l] = T(int64_t(uint64_t(low) + philox::bounded(blk, range)));
+        }
       });
     }
   });
@@ -110,11 +181,13 @@ void randint_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const 
 void permutation_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const Attrs& a) {
   Coordinates at(a);
   int64_t n = out[0].numel();
-  std::vector<std::tuple<uint64_t, uint64_t, int64_t>> keys(n);
-  for_each_block(n, 1, [&](int64_t b, int64_t i0, int64_t) {
-    philox::Block r = at(b);
-    keys[i0] = {(uint64_t(r[0]) << 32) | r[1], (uint64_t(r[2]) << 32) | r[3], i0};
+  using Key = std::tuple<uint64_t, uint64_t, int64_t>;
+  std::vector<Key> keys(n);
+  fill_batches<Key, 1>(keys.data(), n, at, [&](const Batch& b, Key* t) {
+    for (int l = 0; l < kBatch; ++l)
+      t[l] = {(uint64_t(b.w[0][l]) << 32) | b.w[1][l], (uint64_t(b.w[2][l]) << 32) | b.w[3][l], 0};
   });
+  for (int64_t i = 0; i < n; ++i) std::get<2>(keys[i]) = i;
   std::sort(keys.begin(), keys.end());
   int64_t* p = out[0].data<int64_t>();
   for (int64_t i = 0; i < n; ++i) p[i] = std::get<2>(keys[i]);

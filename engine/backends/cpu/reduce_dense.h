@@ -8,6 +8,8 @@
 //  - outer pass (the last group is kept): rows of K contiguous elements are folded into an output
 //    row, vectorised along the row, again as a pairwise tree over rows (the bias-gradient case:
 //    [1024, 256] summed over axis 0 never walks memory with a stride).
+// Short rows (m <= 8) are folded 16 rows at a time across vector lanes, and narrow columns
+// (K < 16, as [N, 3] over N) are read as wider rows of several original rows.
 // The tree of every output element depends only on the shape: long rows are cut into fixed chunks
 // whose partials are combined in a fixed tree, and threads only decide who computes which chunk,
 // so the bits never depend on the number of threads.
@@ -17,7 +19,6 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <vector>
 
 #include "engine/backends/cpu/reduce_loops.h"

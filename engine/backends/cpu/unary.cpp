@@ -1,7 +1,7 @@
 // CPU kernels for unary math. Real float32/float64 loops over contiguous data vectorise: exp,
-// sigmoid, float32 tanh, floor and ceil come from vmath.h (branch-free, the same bits in every
-// lane); abs, rint and the arithmetic ones are single instructions; sqrt uses the instruction
-// directly. The remaining transcendental functions call libm per element.
+// sigmoid, floor, ceil and, in float32, tanh, log, log1p and softplus come from vmath.h
+// (branch-free, the same bits in every lane); abs, rint and the arithmetic ones are single
+// instructions; sqrt uses the instruction directly. The rest call libm per element.
 #include <immintrin.h>
 
 #include <cmath>
@@ -56,9 +56,13 @@ SPIRE_REGISTER_KERNEL("expm1", DeviceKind::CPU, unary("expm1", []<Inexact T>(T x
                         if constexpr (Real<T>) return std::expm1(x);
                         else return expm1_complex(x);
                       }));
-SPIRE_REGISTER_KERNEL("log", DeviceKind::CPU, unary("log", []<Inexact T>(T x) { return std::log(x); }));
+SPIRE_REGISTER_KERNEL("log", DeviceKind::CPU, unary("log", []<Inexact T>(T x) -> T {
+                        if constexpr (std::same_as<T, float>) return vmath::log(x);
+                        else return std::log(x);
+                      }));
 SPIRE_REGISTER_KERNEL("log1p", DeviceKind::CPU, unary("log1p", []<Inexact T>(T x) -> T {
-                        if constexpr (Real<T>) return std::log1p(x);
+                        if constexpr (std::same_as<T, float>) return vmath::log1p(x);
+                        else if constexpr (Real<T>) return std::log1p(x);
                         else return log1p_complex(x);
                       }));
 SPIRE_REGISTER_KERNEL("reciprocal", DeviceKind::CPU,
@@ -132,7 +136,8 @@ SPIRE_REGISTER_KERNEL("sigmoid", DeviceKind::CPU, unary("sigmoid", []<Inexact T>
                       }));
 // log(1 + e^x) = log1p(e^-|x|) + max(x, 0): never overflows, and exact to rounding for x << 0.
 SPIRE_REGISTER_KERNEL("softplus", DeviceKind::CPU, unary("softplus", []<Real T>(T x) -> T {
-                        return std::log1p(vmath::exp(-std::abs(x))) + vmath::select(x > 0, x, T(0));
+                        if constexpr (std::same_as<T, float>) return vmath::softplus(x);
+                        else return std::log1p(vmath::exp(-std::abs(x))) + vmath::select(x > 0, x, T(0));
                       }));
 SPIRE_REGISTER_KERNEL("erf", DeviceKind::CPU, unary("erf", []<Real T>(T x) { return std::erf(x); }));
 

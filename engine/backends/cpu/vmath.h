@@ -1,20 +1,24 @@
-// Branch-free exp (and what is built on it) that GCC vectorises inside the elementwise loops.
-// glibc's vector math (libmvec) is only used by the compiler under -ffast-math, and its variants
-// differ from the scalar ones in the last bits, so the bits of a result would depend on whether an
-// element landed in a vector body or a scalar tail (and so on the thread count). These functions
-// are plain arithmetic: the same bits in every lane and on every path.
+// Branch-free exp and log (and what is built on them) that GCC vectorises inside the elementwise
+// loops. glibc's vector math (libmvec) is only used by the compiler under -ffast-math, and its
+// variants differ from the scalar ones in the last bits, so the bits of a result would depend on
+// whether an element landed in a vector body or a scalar tail (and so on the thread count). These
+// functions are plain arithmetic: the same bits in every lane and on every path.
 //
-// float32 results are computed in double and rounded once, so they are correctly rounded except
-// in rare near-halfway cases. float64 exp is within 1 ulp (Cody-Waite reduction with FMA, a
-// degree-13 Taylor polynomial on |r| <= ln2/2, and 2^n applied in two halves so subnormal
-// results come out right).
+// float32 results (exp, sigmoid, tanh, log, log1p, softplus) are computed in double and rounded
+// once: within 1 ulp, and correctly rounded for all but about one input in a million. float64
+// exp is within 1 ulp (Cody-Waite reduction with FMA, a degree-13 Taylor polynomial on
+// |r| <= ln2/2, and 2^n applied in two halves so subnormal results come out right).
 #pragma once
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace spire::cpu::vmath {
+
+// Everything here is always inlined: a call left in a loop body stops vectorisation, and GCC's
+// heuristics decline to inline exp into its several callers in one file.
 
 inline constexpr double kLog2e = 0x1.71547652b82fep0;
 inline constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
@@ -23,10 +27,10 @@ inline constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
 inline constexpr double kShifter = 0x1.8p52;
 
 // Rounds to the nearest integer (ties to even) for |x| < 2^51; NaN stays NaN.
-inline double round_int(double x) { return (x + kShifter) - kShifter; }
+[[gnu::always_inline]] inline double round_int(double x) { return (x + kShifter) - kShifter; }
 
 // 2^k for an integer-valued double k in [-1022, 1023], built in the exponent field.
-inline double exp2_int(double k) {
+[[gnu::always_inline]] inline double exp2_int(double k) {
   uint64_t b = std::bit_cast<uint64_t>(k + kShifter);  // low bits: 2^51 + k
   return std::bit_cast<double>((b + 1023) << 52);       // the shift drops everything but k + 1023
 }
@@ -35,7 +39,7 @@ inline double exp2_int(double k) {
 // ?: lets GCC move the arithmetic onto one branch, and under the default -ftrapping-math it then
 // refuses to if-convert, and so to vectorise, the loop.
 template <class T>
-inline T select(bool c, T a, T b) {
+[[gnu::always_inline]] inline T select(bool c, T a, T b) {
   using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
   U m = U(0) - U(c);
   return std::bit_cast<T>(U((std::bit_cast<U>(a) & m) | (std::bit_cast<U>(b) & ~m)));
@@ -44,7 +48,7 @@ inline constexpr double kInf = __builtin_huge_val();
 
 // e^x in double, accurate to ~2^-37 relative (degree-9 Taylor): enough for float32 results, which
 // are all normal doubles, so one 2^n suffices for |x| <= 700.
-inline double exp_for_f32(double x) {
+[[gnu::always_inline]] inline double exp_for_f32(double x) {
   double n = round_int(x * kLog2e);
   double r = std::fma(-n, kLn2Hi, x);
   double p = 1.0 / 362880;
@@ -62,9 +66,9 @@ inline double exp_for_f32(double x) {
   return select(x < -700.0, 0.0, e);  // NaN fails both tests and stays NaN
 }
 
-inline float exp(float x) { return float(exp_for_f32(double(x))); }
+[[gnu::always_inline]] inline float exp(float x) { return float(exp_for_f32(double(x))); }
 
-inline double exp(double x) {
+[[gnu::always_inline]] inline double exp(double x) {
   double n = round_int(x * kLog2e);
   double r = std::fma(-n, kLn2Hi, x);
   r = std::fma(-n, kLn2Lo, r);
@@ -91,27 +95,69 @@ inline double exp(double x) {
 }
 
 // 1 / (1 + e^-x): no cancellation, so exp's accuracy carries over.
-inline float sigmoid(float x) { return float(1.0 / (1.0 + exp_for_f32(-double(x)))); }
-inline double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+[[gnu::always_inline]] inline float sigmoid(float x) { return float(1.0 / (1.0 + exp_for_f32(-double(x)))); }
+[[gnu::always_inline]] inline double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
 // tanh|x| = 1 - 2 / (e^{2|x|} + 1). In double the cancellation for small |x| costs bits float32
 // does not have; below 2^-12, tanh x rounds to x in float32.
-inline float tanh(float xf) {
+[[gnu::always_inline]] inline float tanh(float xf) {
   double x = double(xf), ax = std::fabs(x);
   double t = 1.0 - 2.0 / (exp_for_f32(2.0 * ax) + 1.0);
   return select(ax < 0x1p-12, xf, float(std::copysign(t, x)));
+}
+
+// log x in double for x > 0 normal (every float32 is a normal double), relative error ~2^-36:
+// enough for float32 results. x = 2^e m with m in [sqrt(1/2), sqrt(2)), and
+// log m = 2 atanh(s) = 2 (s + s^3/3 + ... + s^11/11) with s = (m - 1) / (m + 1), |s| < 0.172.
+// m - 1 is exact, so log x keeps its relative accuracy near x = 1.
+[[gnu::always_inline]] inline double log_for_f32(double x) {
+  uint64_t b = std::bit_cast<uint64_t>(x);
+  double m = std::bit_cast<double>((b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);  // [1, 2)
+  double e = std::bit_cast<double>((b >> 52) | 0x4330000000000000ULL) - 0x1.00000000003ffp52;  // exponent - 1023
+  bool big = m > 0x1.6a09e667f3bcdp0;
+  m = select(big, 0.5 * m, m);
+  e = e + select(big, 1.0, 0.0);
+  double s = (m - 1.0) / (m + 1.0), z = s * s;
+  double p = 1.0 / 11;
+  p = std::fma(p, z, 1.0 / 9);
+  p = std::fma(p, z, 1.0 / 7);
+  p = std::fma(p, z, 1.0 / 5);
+  p = std::fma(p, z, 1.0 / 3);
+  double r = std::fma(e, kLn2Hi, 2.0 * std::fma(s * z, p, s));
+  r = select(x == 0.0, -kInf, r);
+  r = select(x == kInf, kInf, r);
+  return select(x >= 0.0, r, std::numeric_limits<double>::quiet_NaN());  // x < 0 or NaN
+}
+
+[[gnu::always_inline]] inline float log(float x) { return float(log_for_f32(double(x))); }
+
+// log(1 + x): for |x| >= 2^-20, 1 + x is exact in double; below, x - x^2/2 + x^3/3 is exact to
+// ~2^-40 relative.
+[[gnu::always_inline]] inline float log1p(float xf) {
+  double x = double(xf);
+  double small = x * std::fma(x, std::fma(x, 1.0 / 3, -0.5), 1.0);
+  return float(select(std::fabs(x) < 0x1p-20, small, log_for_f32(1.0 + x)));
+}
+
+// log(1 + e^x) = log1p(e^-|x|) + max(x, 0): never overflows. With t = e^-|x| in (0, 1], log(1 + t)
+// in double is accurate to float32 precision when t >= 2^-20, and t (1 - t/2) is below.
+[[gnu::always_inline]] inline float softplus(float xf) {
+  double x = double(xf);
+  double t = exp_for_f32(-std::fabs(x));
+  double l = select(t < 0x1p-20, t * (1.0 - 0.5 * t), log_for_f32(1.0 + t));
+  return float(l + select(x > 0.0, x, 0.0));
 }
 
 // floor and ceil from rint (which vectorises; floor and ceil themselves only do under
 // -fno-trapping-math). Exact: rint(x) is an integer within 1/2 of x. The result always has x's
 // sign (ceil(-0.7) is -0), which copysign restores after the +-1 step.
 template <class T>
-inline T floor(T x) {
+[[gnu::always_inline]] inline T floor(T x) {
   T r = std::rint(x);
   return std::copysign(r - select(r > x, T(1), T(0)), x);
 }
 template <class T>
-inline T ceil(T x) {
+[[gnu::always_inline]] inline T ceil(T x) {
   T r = std::rint(x);
   return std::copysign(r + select(r < x, T(1), T(0)), x);
 }

@@ -82,13 +82,10 @@ void extremum_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, co
 SPIRE_REGISTER_KERNEL("maximum", DeviceKind::CPU, extremum_kernel<true>);
 SPIRE_REGISTER_KERNEL("minimum", DeviceKind::CPU, extremum_kernel<false>);
 
-// A bitwise select vectorises where `c ? a : b` on a bool loaded from memory does not.
+// The condition is read as bytes: GCC does not vectorise loads of bool (a 1-bit type to it).
 void where_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs&) {
   visit_dtype(out[0].dtype(), [&]<class T>() {
-    if constexpr (std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8))
-      map<T, bool, T, T>(out[0], [](bool c, T a, T b) { return vmath::select(c, a, b); }, in[0], in[1], in[2]);
-    else
-      map<T, bool, T, T>(out[0], [](bool c, T a, T b) { return c ? a : b; }, in[0], in[1], in[2]);
+    map<T, uint8_t, T, T>(out[0], [](uint8_t c, T a, T b) { return c ? a : b; }, in[0], in[1], in[2]);
   });
 }
 SPIRE_REGISTER_KERNEL("where", DeviceKind::CPU, where_kernel);

@@ -13,20 +13,25 @@ bool truthy(T v) {
   return v != T(0);
 }
 
+// Bool inputs are read as bytes (0 or 1): GCC does not vectorise loads of bool, a 1-bit type to it.
+template <class T>
+using Loaded = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+
 // out = pred(a, b) for inputs of one dtype (promoted by the public function).
 template <class Pred>
 KernelFn binary_predicate(Pred pred) {
   return [pred](const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs&) {
     visit_dtype(in[0].dtype(), [&]<class T>() {
-      if constexpr (std::is_invocable_r_v<bool, const Pred&, T, T>)
-        map<bool, T, T>(out[0], pred, in[0], in[1]);
+      using L = Loaded<T>;
+      if constexpr (std::is_invocable_r_v<bool, const Pred&, L, L>)
+        map<bool, L, L>(out[0], pred, in[0], in[1]);
     });
   };
 }
 template <class Pred>
 KernelFn unary_predicate(Pred pred) {
   return [pred](const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs&) {
-    visit_dtype(in[0].dtype(), [&]<class T>() { map<bool, T>(out[0], pred, in[0]); });
+    visit_dtype(in[0].dtype(), [&]<class T>() { map<bool, Loaded<T>>(out[0], pred, in[0]); });
   };
 }
 

@@ -7,6 +7,7 @@
 
 #include "engine/autodiff/backward.h"
 #include "engine/autodiff/node.h"
+#include "engine/backends/cpu/loops.h"
 #include "engine/core/op.h"
 
 namespace spire {
@@ -231,6 +232,12 @@ Tensor empty(const Shape& shape, DType dtype, Device device) {
 
 Tensor full(const Shape& shape, Scalar value, DType dtype, Device device) {
   static const OpDef& fill = op_def("full");
+  if (device.kind == DeviceKind::CPU) {
+    // Constants are made on every weak-typed scalar op: skip the dispatcher's attribute record.
+    Tensor t = empty(shape, dtype);
+    cpu::fill_value(t, value);
+    return t;
+  }
   return call1(fill, {}, Attrs{{"shape", shape}, {"value", value}, {"dtype", dtype},
                                {"device", device.str()}});
 }

@@ -32,19 +32,18 @@ SPIRE_REGISTER_KERNEL("cast", DeviceKind::CPU,
                       });
 
 void fill(const std::vector<Tensor>&, std::vector<Tensor>& out, const Attrs& a) {
-  Scalar v = a.get<Scalar>("value");
-  visit_dtype(out[0].dtype(), [&]<class T>() {
-    T x = v.to<T>();
-    T* p = out[0].data<T>();
-    int64_t n = out[0].numel();
-    if (n == 1) {
-      p[0] = x;  // the scalars of weak-typed arithmetic
-      return;
-    }
-    std::fill(p, p + n, x);
-  });
+  fill_value(out[0], a.get<Scalar>("value"));
 }
 SPIRE_REGISTER_KERNEL("full", DeviceKind::CPU, fill);
 
 }  // namespace
+
+void fill_value(Tensor& t, Scalar v) {
+  visit_dtype(t.dtype(), [&]<class T>() {
+    T x = v.to<T>();
+    T* p = t.data<T>();
+    std::fill(p, p + t.numel(), x);
+  });
+}
+
 }  // namespace spire::cpu

@@ -144,8 +144,6 @@ int64_t chunk_size(int64_t N, int64_t K, int64_t L, size_t item) {
   return std::clamp<int64_t>(kColsBudget / per, 1, std::max<int64_t>(N, 1));
 }
 
-bool parallel_for(int64_t work) { return work >= kParallelGrain; }
-
 // Sizes shared by the three kernels. `x` is the conv input, `y` the conv output (or its grad).
 struct Sizes {
   int64_t N, Cin, Cout, G, Cin_g, Cout_g, KP, K, L, Lin;
@@ -162,24 +160,24 @@ Sizes sizes(const Tensor& x, const Tensor& y, const Geo& g, int64_t groups) {
 template <class T>
 void fill_cols(const T* x, const Sizes& z, const Geo& g, int64_t n0, int64_t B, int64_t grp, T* cols) {
   int64_t ld = B * z.L;
-#pragma omp parallel for collapse(2) schedule(static) if (parallel_for(B * z.K * z.L))
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t c = 0; c < z.Cin_g; ++c)
-      im2col(x + ((n0 + b) * z.Cin + grp * z.Cin_g + c) * z.Lin, g, cols + c * z.KP * ld + b * z.L, ld);
+  // One task per (sample, channel), as collapse(2) would flatten them.
+  parallel_for(B * z.Cin_g, B * z.K * z.L, [&](int64_t t) {
+    int64_t b = t / z.Cin_g, c = t % z.Cin_g;
+    im2col(x + ((n0 + b) * z.Cin + grp * z.Cin_g + c) * z.Lin, g, cols + c * z.KP * ld + b * z.L, ld);
+  });
 }
 
 // M[Cout_g, B*L] <-> t[n0+b, grp*Cout_g + o, :] (gather when `to_matrix`, else scatter).
 template <class T>
 void pack_channels(T* t, const Sizes& z, int64_t n0, int64_t B, int64_t grp, T* M, bool to_matrix) {
   int64_t ld = B * z.L;
-#pragma omp parallel for collapse(2) schedule(static) if (parallel_for(B * z.Cout_g * z.L))
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t o = 0; o < z.Cout_g; ++o) {
-      T* plane = t + ((n0 + b) * z.Cout + grp * z.Cout_g + o) * z.L;
-      T* row = M + o * ld + b * z.L;
-      if (to_matrix) std::memcpy(row, plane, sizeof(T) * z.L);
-      else std::memcpy(plane, row, sizeof(T) * z.L);
-    }
+  parallel_for(B * z.Cout_g, B * z.Cout_g * z.L, [&](int64_t q) {
+    int64_t b = q / z.Cout_g, o = q % z.Cout_g;
+    T* plane = t + ((n0 + b) * z.Cout + grp * z.Cout_g + o) * z.L;
+    T* row = M + o * ld + b * z.L;
+    if (to_matrix) std::memcpy(row, plane, sizeof(T) * z.L);
+    else std::memcpy(plane, row, sizeof(T) * z.L);
+  });
 }
 
 template <class T>
@@ -236,10 +234,10 @@ void conv_backward_data(const Tensor& yt, const Tensor& wt, Tensor& xt, const At
       gemm<T>(true, false, z.K, B * z.L, z.Cout_g, w + grp * z.Cout_g * z.K, z.K, Y, B * z.L, T(0),
               cols.data(), B * z.L);
       int64_t ld = B * z.L;
-#pragma omp parallel for collapse(2) schedule(static) if (parallel_for(B * z.K * z.L))
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t c = 0; c < z.Cin_g; ++c)
-          col2im(cols.data() + c * z.KP * ld + b * z.L, ld, g, x + ((n0 + b) * z.Cin + grp * z.Cin_g + c) * z.Lin);
+      parallel_for(B * z.Cin_g, B * z.K * z.L, [&](int64_t t) {
+        int64_t b = t / z.Cin_g, c = t % z.Cin_g;
+        col2im(cols.data() + c * z.KP * ld + b * z.L, ld, g, x + ((n0 + b) * z.Cin + grp * z.Cin_g + c) * z.Lin);
+      });
     }
   }
 }

@@ -170,7 +170,12 @@ void scale(Tensor& t, double s) {
   int64_t n = t.numel() * (is_complex(t.dtype()) ? 2 : 1);
   R* p = static_cast<R*>(t.raw_data());
   const R f = R(s);
-#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
+  if (n < kParallelGrain) {  // serial without entering the OpenMP runtime
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) p[i] *= f;
+    return;
+  }
+#pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) p[i] *= f;
 }
 

@@ -60,9 +60,10 @@ inline void zero_fill(Tensor& t) {
   int64_t bytes = int64_t(t.nbytes());
   constexpr int64_t kBlock = 1 << 20;
   int64_t blocks = (bytes + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (blocks > 1)
-  for (int64_t b = 0; b < blocks; ++b)
+  // blocks > 1 implies bytes >= kParallelGrain, so this threads exactly when blocks > 1.
+  parallel_for(blocks, bytes, [&](int64_t b) {
     std::memset(p + b * kBlock, 0, size_t(std::min(kBlock, bytes - b * kBlock)));
+  });
 }
 
 // Fills a contiguous tensor with one value.
@@ -71,7 +72,12 @@ inline void fill_value(Tensor& t, Scalar v) {
     T x = v.to<T>();
     T* p = t.data<T>();
     int64_t n = t.numel();
-#pragma omp parallel for simd schedule(static) if (n >= kParallelGrain)
+    if (n < kParallelGrain) {  // serial without entering the OpenMP runtime
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) p[i] = x;
+      return;
+    }
+#pragma omp parallel for simd schedule(static)
     for (int64_t i = 0; i < n; ++i) p[i] = x;
   });
 }

@@ -37,8 +37,7 @@ struct PackedOffsets {
       for (int64_t c = 0; c < k; ++c) {
         int64_t nc = x.shape()[axis + c], sc = x.strides()[axis + c];
         const I* pc = p + c * packed.strides()[0];
-#pragma omp parallel for schedule(static) if (size >= kParallelGrain)
-        for (int64_t i = 0; i < size; ++i) table[i] += wrap_index(pc[b[i]], nc) * sc;
+        parallel_for(size, size, [&](int64_t i) { table[i] += wrap_index(pc[b[i]], nc) * sc; });
       }
     });
   }
@@ -232,8 +231,7 @@ void one_hot_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, con
     visit_index(index.dtype(), [&]<class I>() {
       const I* pi = static_cast<const I*>(index.raw_data());
       T* py = y.data<T>();
-#pragma omp parallel for schedule(static) if (n * c >= kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) py[i * c + wrap_index(pi[all[i]], c)] = T(1);
+      parallel_for(n, n * c, [&](int64_t i) { py[i * c + wrap_index(pi[all[i]], c)] = T(1); });
     });
   });
 }
@@ -257,8 +255,7 @@ void nonzero_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, con
   visit_dtype(x.dtype(), [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
     int64_t* py = y.data<int64_t>();
-#pragma omp parallel for schedule(static) if (pieces > 1)
-    for (int64_t s = 0; s < pieces; ++s) {
+    parallel_for(pieces, x.numel(), [&](int64_t s) {  // pieces > 1 only when numel >= 2 grains
       int64_t count = 0;
       for (int64_t r = lo(s); r < lo(s + 1); ++r) {
         const T* row = px + rows[r];
@@ -268,10 +265,9 @@ void nonzero_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, con
           for (int64_t l = 0; l < L; ++l) count += row[l * ls] != T(0);
       }
       start[s + 1] = count;
-    }
+    });
     for (int64_t s = 0; s < pieces; ++s) start[s + 1] += start[s];
-#pragma omp parallel for schedule(static) if (pieces > 1)
-    for (int64_t s = 0; s < pieces; ++s) {
+    parallel_for(pieces, x.numel(), [&](int64_t s) {  // pieces > 1 only when numel >= 2 grains
       int64_t* o = py + start[s] * nd;
       // Coordinates of the first row of the range, then an odometer over the leading axes.
       std::vector<int64_t> idx(size_t(nd), 0);
@@ -292,7 +288,7 @@ void nonzero_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, con
           idx[d] = 0;
         }
       }
-    }
+    });
   });
 }
 SPIRE_REGISTER_KERNEL("nonzero", DeviceKind::CPU, nonzero_kernel);

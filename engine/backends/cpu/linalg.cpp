@@ -49,9 +49,14 @@ template <class F>
 int64_t for_each_matrix(int64_t nb, int64_t n, F ok) {
   int64_t bad = nb;
   bool parallel = nb > 1 && n <= kSmallMatrix && nb * n * n * n >= kParallelGrain;
-#pragma omp parallel for schedule(static) reduction(min : bad) if (parallel)
-  for (int64_t r = 0; r < nb; ++r)
-    if (!ok(r)) bad = std::min(bad, r);
+  if (!parallel) {  // serial without entering the OpenMP runtime (costs ~1 us)
+    for (int64_t r = 0; r < nb; ++r)
+      if (!ok(r)) bad = std::min(bad, r);
+  } else {
+#pragma omp parallel for schedule(static) reduction(min : bad)
+    for (int64_t r = 0; r < nb; ++r)
+      if (!ok(r)) bad = std::min(bad, r);
+  }
   return bad == nb ? -1 : bad;
 }
 

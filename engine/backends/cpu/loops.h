@@ -130,6 +130,9 @@ void map(Tensor& out, F f, const std::conditional_t<true, Tensor, In>&... in) {
   detail::map_impl<Out, In...>(out, f, std::index_sequence_for<In...>{}, ins);
 }
 
+// Fills a contiguous tensor with one value.
+void fill_value(Tensor& t, Scalar v);
+
 // Copies src (any strides, same shape) into dst (any strides), converting element types.
 void copy_into(const Tensor& src, Tensor& dst);
 

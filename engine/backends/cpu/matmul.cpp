@@ -199,13 +199,21 @@ void blas_matmul(Tensor a, Tensor b, Tensor& c) {
     const T* pb = b.data<T>();
     int64_t sar = a.strides()[a.dim() - 2], sac = a.strides().back();
     int64_t sbr = b.strides()[b.dim() - 2], sbc = b.strides().back();
-    bool parallel = nb * m * n * k >= kParallelGrain;
-#pragma omp parallel if (parallel)
+    size_t scratch_size = sbc != 1 ? size_t(k * n) : 0;
+    auto product = [&](int64_t r, T* scratch) {
+      small_product(pa + oa[r], pb + ob[r], pc + r * m * n, m, n, k, sar, sac, sbr, sbc, scratch);
+    };
+    // A serial branch of its own: even `omp parallel if(false)` enters the OpenMP runtime.
+    if (nb * m * n * k < kParallelGrain) {
+      std::vector<T> scratch(scratch_size);
+      for (int64_t r = 0; r < nb; ++r) product(r, scratch.data());
+      return;
+    }
+#pragma omp parallel
     {
-      std::vector<T> scratch(sbc != 1 ? size_t(k * n) : 0);
+      std::vector<T> scratch(scratch_size);
 #pragma omp for schedule(static)
-      for (int64_t r = 0; r < nb; ++r)
-        small_product(pa + oa[r], pb + ob[r], pc + r * m * n, m, n, k, sar, sac, sbr, sbc, scratch.data());
+      for (int64_t r = 0; r < nb; ++r) product(r, scratch.data());
     }
     return;
   }
@@ -257,9 +265,7 @@ void generic_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
   T* pc = c.data<T>();
   int64_t sar = a.strides()[a.dim() - 2], sac = a.strides().back();
   int64_t sbr = b.strides()[b.dim() - 2], sbc = b.strides().back();
-  bool parallel = nb > 1 && nb * m * n * k >= kParallelGrain;
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int64_t r = 0; r < nb; ++r) {
+  parallel_for(nb, nb * m * n * k, [&](int64_t r) {
     const T* A = pa + oa[r];
     const T* B = pb + ob[r];
     T* C = pc + r * m * n;
@@ -274,7 +280,7 @@ void generic_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
     } else {
       eigen_product(A, B, C, m, n, k, sar, sac, sbr, sbc);
     }
-  }
+  });
 }
 
 void matmul_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs&) {

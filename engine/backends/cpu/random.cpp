@@ -60,15 +60,14 @@ template <class T, int PerBlock, class Make>
 void fill_batches(T* out, int64_t n, const Coordinates& at, Make make) {
   constexpr int64_t per_batch = int64_t(kBatch) * PerBlock;
   int64_t batches = (n + per_batch - 1) / per_batch;
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-  for (int64_t q = 0; q < batches; ++q) {
+  parallel_for(batches, n, [&](int64_t q) {
     Batch b;
     philox_batch(at.seed, at.stream, at.offset + uint64_t(q) * kBatch, b);
     alignas(64) T tmp[per_batch];
     make(b, tmp);
     int64_t i0 = q * per_batch;
     std::copy(tmp, tmp + std::min(per_batch, n - i0), out + i0);
-  }
+  });
 }
 
 void uniform_kernel(const std::vector<Tensor>&, std::vector<Tensor>& out, const Attrs& a) {

@@ -144,8 +144,7 @@ void inner_pass(const In* x, int64_t rows, int64_t m, typename M::Acc* out) {
     // work runs across rows in vector lanes.
     constexpr int64_t G = 16;
     int64_t groups = rows / G;
-#pragma omp parallel for schedule(static) if (rows * m >= kParallelGrain && groups > 1)
-    for (int64_t q = 0; q < groups; ++q) {
+    parallel_for(groups, rows * m, [&](int64_t q) {
       const In* base = x + q * G * m;
       Acc acc[G];
       for (int64_t r = 0; r < G; ++r) acc[r] = M::identity();
@@ -153,21 +152,19 @@ void inner_pass(const In* x, int64_t rows, int64_t m, typename M::Acc* out) {
 #pragma omp simd
         for (int64_t r = 0; r < G; ++r) acc[r] = M::combine(acc[r], Acc(base[r * m + k]));
       for (int64_t r = 0; r < G; ++r) out[q * G + r] = acc[r];
-    }
+    });
     for (int64_t r = groups * G; r < rows; ++r) out[r] = leaf<M>(x + r * m, m);
     return;
   }
   if (chunks <= 1) {
-#pragma omp parallel for schedule(static) if (rows * m >= kParallelGrain && rows > 1)
-    for (int64_t r = 0; r < rows; ++r) out[r] = pairwise<M>(x + r * m, m);
+    parallel_for(rows, rows * m, [&](int64_t r) { out[r] = pairwise<M>(x + r * m, m); });
     return;
   }
   Buffer<Acc> part(rows * chunks);
-#pragma omp parallel for schedule(static) if (rows * m >= kParallelGrain)
-  for (int64_t t = 0; t < rows * chunks; ++t) {
+  parallel_for(rows * chunks, rows * m, [&](int64_t t) {
     int64_t r = t / chunks, c = t % chunks;
     part[t] = pairwise<M>(x + r * m + c * kRunChunk, std::min(kRunChunk, m - c * kRunChunk));
-  }
+  });
   for (int64_t r = 0; r < rows; ++r) out[r] = pairwise<M>(part.data() + r * chunks, chunks);
 }
 
@@ -251,28 +248,44 @@ void outer_pass(const In* x, int64_t P, int64_t R, int64_t K, typename M::Acc* o
   int64_t tiles = (K + tw - 1) / tw;
   Buffer<Acc> part(chunks > 1 ? P * chunks * K : 0);
   int64_t tasks = P * tiles * chunks;
-#pragma omp parallel if (parallel && tasks > 1)
-  {
-    Buffer<Acc> scratch(tree_depth(std::min(R, kRowChunk)) * tw);
+  // Task t with per-thread scratch; serial branches of their own, since even
+  // `omp parallel if(false)` enters the OpenMP runtime (more than a small reduction costs).
+  int64_t scratch_size = tree_depth(std::min(R, kRowChunk)) * tw;
+  auto task = [&](int64_t t, Acc* scratch) {
+    int64_t c = t % chunks, tile = (t / chunks) % tiles, p = t / (chunks * tiles);
+    int64_t k0 = tile * tw, w = std::min(tw, K - k0);
+    int64_t r0 = c * kRowChunk, rows = std::min(kRowChunk, R - r0);
+    Acc* dst = chunks > 1 ? part.data() + (p * chunks + c) * K + k0 : out + p * K + k0;
+    column_tree<M>(x + (p * R + r0) * K + k0, rows, K, w, dst, scratch);
+  };
+  if (parallel && tasks > 1) {
+#pragma omp parallel
+    {
+      Buffer<Acc> scratch(scratch_size);
 #pragma omp for schedule(static)
-    for (int64_t t = 0; t < tasks; ++t) {
-      int64_t c = t % chunks, tile = (t / chunks) % tiles, p = t / (chunks * tiles);
-      int64_t k0 = tile * tw, w = std::min(tw, K - k0);
-      int64_t r0 = c * kRowChunk, rows = std::min(kRowChunk, R - r0);
-      Acc* dst = chunks > 1 ? part.data() + (p * chunks + c) * K + k0 : out + p * K + k0;
-      column_tree<M>(x + (p * R + r0) * K + k0, rows, K, w, dst, scratch.data());
+      for (int64_t t = 0; t < tasks; ++t) task(t, scratch.data());
     }
+  } else {
+    Buffer<Acc> scratch(scratch_size);
+    for (int64_t t = 0; t < tasks; ++t) task(t, scratch.data());
   }
   if (chunks <= 1) return;
   // Chunk partials: a fixed tree over chunks, per output row.
-#pragma omp parallel if (parallel && P * tiles > 1)
-  {
-    Buffer<Acc> scratch(tree_depth(chunks) * tw);
+  int64_t merge_size = tree_depth(chunks) * tw;
+  auto merge_task = [&](int64_t t, Acc* scratch) {
+    int64_t p = t / tiles, k0 = (t % tiles) * tw, w = std::min(tw, K - k0);
+    column_tree<M>(part.data() + p * chunks * K + k0, chunks, K, w, out + p * K + k0, scratch);
+  };
+  if (parallel && P * tiles > 1) {
+#pragma omp parallel
+    {
+      Buffer<Acc> scratch(merge_size);
 #pragma omp for schedule(static)
-    for (int64_t t = 0; t < P * tiles; ++t) {
-      int64_t p = t / tiles, k0 = (t % tiles) * tw, w = std::min(tw, K - k0);
-      column_tree<M>(part.data() + p * chunks * K + k0, chunks, K, w, out + p * K + k0, scratch.data());
+      for (int64_t t = 0; t < P * tiles; ++t) merge_task(t, scratch.data());
     }
+  } else {
+    Buffer<Acc> scratch(merge_size);
+    for (int64_t t = 0; t < P * tiles; ++t) merge_task(t, scratch.data());
   }
 }
 

@@ -81,8 +81,7 @@ void reduce(const Tensor& in, const Axes& axes, Acc init, Step step, Merge merge
     return acc;
   };
   if (p.n_out >= 64 || p.n_red < 2 * kReduceBlock) {
-#pragma omp parallel for schedule(static) if (p.n_out * p.n_red >= kParallelGrain && p.n_out > 1)
-    for (int64_t o = 0; o < p.n_out; ++o) store(o, fold(p.out_offset(o), 0, p.n_red));
+    parallel_for(p.n_out, p.n_out * p.n_red, [&](int64_t o) { store(o, fold(p.out_offset(o), 0, p.n_red)); });
     return;
   }
   int64_t nb = (p.n_red + kReduceBlock - 1) / kReduceBlock;

@@ -39,8 +39,7 @@ void scan_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const 
       // Position k of the scan order along the axis.
       auto at = [&](int64_t k) { return reverse ? n - 1 - k : k; };
       if (inner == 1) {
-#pragma omp parallel for schedule(static) if (outer * n >= kParallelGrain && outer > 1)
-        for (int64_t o = 0; o < outer; ++o) {
+        parallel_for(outer, outer * n, [&](int64_t o) {
           const T* s = src + o * n;
           T* d = dst + o * n;
           Acc acc = id;
@@ -50,36 +49,43 @@ void scan_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const 
             d[i] = T(exclusive ? acc : next);
             acc = next;
           }
-        }
+        });
         return;
       }
       // Row scans over tiles of the inner axis; tiles and outer slices are independent.
       const int64_t tw = 256;
       int64_t tiles = (inner + tw - 1) / tw;
-#pragma omp parallel if (outer * n * inner >= kParallelGrain && outer * tiles > 1)
+      // Tile t scanned with the accumulator row ac (one per thread).
+      auto scan_tile = [&](int64_t t, Acc* ac) {
+        int64_t o = t / tiles, j0 = (t % tiles) * tw, w = std::min(tw, inner - j0);
+        std::fill(ac, ac + w, id);
+        for (int64_t k = 0; k < n; ++k) {
+          int64_t off = (o * n + at(k)) * inner + j0;
+          const T* s = src + off;
+          T* d = dst + off;
+          if (exclusive)
+            for (int64_t j = 0; j < w; ++j) {
+              d[j] = T(ac[j]);
+              ac[j] = Product ? ac[j] * Acc(s[j]) : ac[j] + Acc(s[j]);
+            }
+          else
+            for (int64_t j = 0; j < w; ++j) {
+              ac[j] = Product ? ac[j] * Acc(s[j]) : ac[j] + Acc(s[j]);
+              d[j] = T(ac[j]);
+            }
+        }
+      };
+      // A serial branch of its own: even `omp parallel if(false)` enters the runtime.
+      if (outer * n * inner < kParallelGrain || outer * tiles <= 1) {
+        std::vector<Acc> acc(tw);
+        for (int64_t t = 0; t < outer * tiles; ++t) scan_tile(t, acc.data());
+        return;
+      }
+#pragma omp parallel
       {
         std::vector<Acc> acc(tw);
 #pragma omp for schedule(static)
-        for (int64_t t = 0; t < outer * tiles; ++t) {
-          int64_t o = t / tiles, j0 = (t % tiles) * tw, w = std::min(tw, inner - j0);
-          std::fill(acc.begin(), acc.begin() + w, id);
-          Acc* ac = acc.data();
-          for (int64_t k = 0; k < n; ++k) {
-            int64_t off = (o * n + at(k)) * inner + j0;
-            const T* s = src + off;
-            T* d = dst + off;
-            if (exclusive)
-              for (int64_t j = 0; j < w; ++j) {
-                d[j] = T(ac[j]);
-                ac[j] = Product ? ac[j] * Acc(s[j]) : ac[j] + Acc(s[j]);
-              }
-            else
-              for (int64_t j = 0; j < w; ++j) {
-                ac[j] = Product ? ac[j] * Acc(s[j]) : ac[j] + Acc(s[j]);
-                d[j] = T(ac[j]);
-              }
-          }
-        }
+        for (int64_t t = 0; t < outer * tiles; ++t) scan_tile(t, acc.data());
       }
     }
   });

@@ -62,8 +62,7 @@ void triangle(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
   visit_dtype(x.dtype(), [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
     T* py = y.data<T>();
-#pragma omp parallel for schedule(static) if (rows * m >= kParallelGrain && rows > 1)
-    for (int64_t r = 0; r < rows; ++r) {
+    parallel_for(rows, rows * m, [&](int64_t r) {
       int64_t i = r % n;
       const T* src = px + batch[r / n] + i * sn;
       T* dst = py + r * m;
@@ -72,7 +71,7 @@ void triangle(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Att
       for (int64_t j = 0; j < keep0; ++j) dst[j] = T(0);
       for (int64_t j = keep0; j < keep1; ++j) dst[j] = src[j * sm];
       for (int64_t j = keep1; j < m; ++j) dst[j] = T(0);
-    }
+    });
   });
 }
 SPIRE_REGISTER_KERNEL("tril", DeviceKind::CPU, triangle<true>);

@@ -1,0 +1,130 @@
+// Shared pieces of the binding: conversions between Python objects and engine values (numbers,
+// dtypes, devices, axes, shapes, array-likes) and the policy for releasing the GIL.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/device.h"
+#include "engine/core/dtype.h"
+#include "engine/core/scalar.h"
+#include "engine/core/tensor.h"
+
+namespace py = pybind11;
+
+namespace spire::python {
+
+// Releasing the GIL costs ~100 ns; below this many elements an op finishes sooner than that matters.
+constexpr int64_t kReleaseGilElements = 32768;
+
+// Runs f, without the GIL when `work` (elements touched) is large. f must not call into Python.
+template <class F>
+decltype(auto) maybe_release(int64_t work, F&& f) {
+  if (work > kReleaseGilElements) {
+    py::gil_scoped_release release;
+    return f();
+  }
+  return f();
+}
+inline int64_t work_of(const Tensor& a) { return a.defined() ? a.numel() : 0; }
+inline int64_t work_of(const Tensor& a, const Tensor& b) { return std::max(work_of(a), work_of(b)); }
+inline int64_t work_of(const std::vector<Tensor>& xs) {
+  int64_t w = 0;
+  for (auto& x : xs) w += work_of(x);
+  return w;
+}
+
+// The Python object for a dtype (one shared instance per dtype, so `is` works).
+py::object dtype_object(DType t);
+// Parses anything dtype-like: spire dtypes, strings ("float32", "f4"), NumPy dtypes and scalar types,
+// Python types (bool, int, float, complex as NumPy reads them). Throws DTypeError otherwise.
+DType to_dtype(py::handle h);
+// NumPy dtype of a spire dtype.
+py::dtype numpy_dtype(DType t);
+// spire dtype of a NumPy dtype, or nullopt when spire has no such type (uint8, float16, ...).
+std::optional<DType> from_numpy_dtype(const py::dtype& d);
+
+// True for Python numbers (bool, int, float, complex, and their NumPy subclasses such as float64).
+inline bool is_py_number(py::handle h) {
+  PyObject* o = h.ptr();
+  return PyFloat_Check(o) || PyLong_Check(o) || PyComplex_Check(o);
+}
+Scalar to_scalar(py::handle h);
+py::object scalar_to_py(const Scalar& s);
+
+// Axes arguments: None (all axes, as an empty list), an int, or a sequence of ints.
+std::vector<int64_t> to_axes(py::handle h);
+// Shapes: an int or a sequence of ints.
+Shape to_shape(py::handle h);
+
+// The Tensor inside a Python object, or nullptr when it is not a spire Tensor.
+const Tensor* tensor_ptr(py::handle h);
+// Any array-like as a Tensor: a Tensor itself; a NumPy array (shared when the layout allows);
+// lists and numbers (copied, with float32/int64/complex64 as the defaults, as torch.tensor).
+Tensor to_tensor(py::handle h);
+// spire.tensor(data, dtype, requires_grad): always a fresh tensor with its own memory.
+Tensor new_tensor(py::handle data, py::handle dtype, bool requires_grad);
+// A binary operand next to `other`: Python numbers are weakly typed and take other's dtype.
+Tensor operand_like(py::handle h, const Tensor& other);
+// Both operands of a binary op; at least one must be a tensor or array-like.
+std::pair<Tensor, Tensor> binary_operands(py::handle a, py::handle b);
+
+// Copies (tensor) or shares (from_numpy) NumPy memory.
+Tensor tensor_from_numpy(py::array a, bool share);
+// A NumPy array viewing t's memory and keeping `owner` (the Python tensor) alive.
+py::array numpy_view(const Tensor& t, py::handle owner);
+
+// Registration of each part of the module (one file each).
+void bind_errors(py::module_& m);
+void bind_dtypes(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_indexing(py::module_& m, py::class_<Tensor>& cls);
+void bind_dlpack(py::module_& m, py::class_<Tensor>& cls);
+void bind_elementwise(py::module_& m, py::class_<Tensor>& cls);
+void bind_reduce(py::module_& m, py::class_<Tensor>& cls);
+void bind_shape(py::module_& m, py::class_<Tensor>& cls);
+void bind_linalg(py::module_& m, py::class_<Tensor>& cls);
+void bind_fft(py::module_& m);
+void bind_random(py::module_& m);
+void bind_conv(py::module_& m);
+void bind_factories(py::module_& m);
+void bind_autodiff(py::module_& m);
+
+}  // namespace spire::python
+
+// Scalar arguments convert from Python numbers; DType arguments from anything dtype-like.
+namespace pybind11::detail {
+template <>
+struct type_caster<spire::Scalar> {
+  PYBIND11_TYPE_CASTER(spire::Scalar, const_name("complex | float | int | bool"));
+  bool load(handle src, bool convert) {
+    if (!spire::python::is_py_number(src)) {
+      if (!convert || !(hasattr(src, "__index__") || hasattr(src, "__float__") || hasattr(src, "__complex__")))
+        return false;
+      if (py::isinstance<py::str>(src)) return false;
+    }
+    value = spire::python::to_scalar(src);
+    return true;
+  }
+  static handle cast(const spire::Scalar& s, return_value_policy, handle) {
+    return spire::python::scalar_to_py(s).release();
+  }
+};
+
+template <>
+struct type_caster<spire::DType> {
+  PYBIND11_TYPE_CASTER(spire::DType, const_name("spire.dtype"));
+  bool load(handle src, bool) {
+    if (src.is_none()) return false;
+    value = spire::python::to_dtype(src);
+    return true;
+  }
+  static handle cast(spire::DType t, return_value_policy, handle) {
+    return spire::python::dtype_object(t).release();
+  }
+};
+}  // namespace pybind11::detail

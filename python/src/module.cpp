@@ -1,0 +1,16 @@
+// spire._C: the compiled half of `import spire`.
+#include "common.h"
+
+PYBIND11_MODULE(_C, m) {
+  using namespace spire::python;
+  m.doc() = "Spire engine bindings; import spire instead of this module.";
+  m.attr("__version__") = SPIRE_VERSION;
+  bind_errors(m);
+  bind_dtypes(m);
+  bind_tensor(m);
+  bind_factories(m);
+  bind_random(m);
+  bind_fft(m);
+  bind_conv(m);
+  bind_autodiff(m);
+}

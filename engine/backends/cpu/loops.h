@@ -4,6 +4,7 @@
 #pragma once
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <tuple>
@@ -93,6 +94,20 @@ void for_each_row(const StridedPlan<N>& plan, RowFn&& row) {
   for (int64_t r = 0; r < rows; ++r) row(plan.row_offsets(r), n, inner_strides);
 }
 
+// Calls body(lo, hi) over [0, total) in fixed chunks: one call below kParallelGrain, else chunks on
+// OpenMP threads. Chunk bounds do not depend on the thread count.
+template <class Body>
+void flat_for(int64_t total, Body&& body) {
+  constexpr int64_t kChunk = 1 << 14;
+  if (total < kParallelGrain) {
+    body(0, total);
+    return;
+  }
+  int64_t chunks = (total + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) body(c * kChunk, std::min(total, (c + 1) * kChunk));
+}
+
 namespace detail {
 template <class Out, class... In, class F, size_t... I>
 void map_impl(Tensor& out, F& f, std::index_sequence<I...>, const std::array<Tensor, sizeof...(In)>& ins) {
@@ -102,14 +117,38 @@ void map_impl(Tensor& out, F& f, std::index_sequence<I...>, const std::array<Ten
   int64_t total = out.numel();
   bool flat = out.is_contiguous() && (ins[I].is_contiguous() && ... && true);
   if (flat) {
-    if (total < kParallelGrain) {
+    flat_for(total, [&](int64_t lo, int64_t hi) {
 #pragma omp simd
-      for (int64_t i = 0; i < total; ++i) po[i] = f(std::get<I>(pin)[i]...);
-      return;
-    }
-#pragma omp parallel for simd schedule(static)
-    for (int64_t i = 0; i < total; ++i) po[i] = f(std::get<I>(pin)[i]...);
+      for (int64_t i = lo; i < hi; ++i) po[i] = f(std::get<I>(pin)[i]...);
+    });
     return;
+  }
+  // A tensor with a number (x * 2.0 + 1.0): hoist the number out so the loop stays vectorised.
+  if constexpr (sizeof...(In) == 2) {
+    auto scalar = [](const Tensor& t) {
+      for (int64_t st : t.strides())
+        if (st != 0) return false;
+      return true;
+    };
+    if (out.is_contiguous()) {
+      auto [a, b] = pin;
+      if (ins[0].is_contiguous() && scalar(ins[1])) {
+        auto vb = *b;
+        flat_for(total, [&](int64_t lo, int64_t hi) {
+#pragma omp simd
+          for (int64_t i = lo; i < hi; ++i) po[i] = f(a[i], vb);
+        });
+        return;
+      }
+      if (scalar(ins[0]) && ins[1].is_contiguous()) {
+        auto va = *a;
+        flat_for(total, [&](int64_t lo, int64_t hi) {
+#pragma omp simd
+          for (int64_t i = lo; i < hi; ++i) po[i] = f(va, b[i]);
+        });
+        return;
+      }
+    }
   }
   std::array<const Shape*, N> strides{&out.strides(), &ins[I].strides()...};
   StridedPlan<N> plan(out.shape(), strides);

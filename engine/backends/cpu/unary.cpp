@@ -1,9 +1,7 @@
 // CPU kernels for unary math. Real float32/float64 loops over contiguous data vectorise: exp,
 // sigmoid, floor, ceil and, in float32, tanh, log, log1p and softplus come from vmath.h
-// (branch-free, the same bits in every lane); abs, rint and the arithmetic ones are single
-// instructions; sqrt uses the instruction directly. The rest call libm per element.
-#include <immintrin.h>
-
+// (branch-free, the same bits in every lane); sqrt, abs, rint and the arithmetic ones are single
+// instructions. The rest call libm per element.
 #include <cmath>
 #include <concepts>
 
@@ -70,50 +68,10 @@ SPIRE_REGISTER_KERNEL("reciprocal", DeviceKind::CPU,
 SPIRE_REGISTER_KERNEL("square", DeviceKind::CPU, unary("square", []<class T>(T x) -> T
                                                        requires(!std::same_as<T, bool>) { return x * x; }));
 
-// std::sqrt keeps a branch that sets errno for negative inputs (GCC's default -fmath-errno), and
-// that branch stops the vectoriser; the instruction itself is IEEE correctly rounded, so the vector
-// body and the scalar tail agree bit for bit.
-template <Real T, bool kReciprocal>
-void sqrt_contiguous(T* o, const T* a, int64_t n) {
-  constexpr int64_t kBlock = 1 << 14;
-  int64_t blocks = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-  for (int64_t b = 0; b < blocks; ++b) {
-    int64_t i = b * kBlock, end = std::min(n, i + kBlock);
-    if constexpr (std::same_as<T, float>) {
-      const __m256 one = _mm256_set1_ps(1.0f);
-      for (; i + 8 <= end; i += 8) {
-        __m256 v = _mm256_sqrt_ps(_mm256_loadu_ps(a + i));
-        if constexpr (kReciprocal) v = _mm256_div_ps(one, v);
-        _mm256_storeu_ps(o + i, v);
-      }
-    } else {
-      const __m256d one = _mm256_set1_pd(1.0);
-      for (; i + 4 <= end; i += 4) {
-        __m256d v = _mm256_sqrt_pd(_mm256_loadu_pd(a + i));
-        if constexpr (kReciprocal) v = _mm256_div_pd(one, v);
-        _mm256_storeu_pd(o + i, v);
-      }
-    }
-    for (; i < end; ++i) o[i] = kReciprocal ? T(1) / std::sqrt(a[i]) : std::sqrt(a[i]);
-  }
-}
-
-template <bool kReciprocal>
-void sqrt_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs&) {
-  visit_dtype(in[0].dtype(), [&]<class T>() {
-    if constexpr (Real<T>) {
-      if (in[0].is_contiguous() && out[0].is_contiguous()) {
-        sqrt_contiguous<T, kReciprocal>(out[0].data<T>(), in[0].data<T>(), in[0].numel());
-        return;
-      }
-    }
-    if constexpr (Inexact<T>)
-      map<T, T>(out[0], [](T x) { return kReciprocal ? T(1) / std::sqrt(x) : std::sqrt(x); }, in[0]);
-  });
-}
-SPIRE_REGISTER_KERNEL("sqrt", DeviceKind::CPU, sqrt_kernel<false>);
-SPIRE_REGISTER_KERNEL("rsqrt", DeviceKind::CPU, sqrt_kernel<true>);
+// A single correctly rounded instruction for reals (the engine builds with -fno-math-errno, so
+// no errno branch keeps std::sqrt out of vector loops).
+SPIRE_REGISTER_KERNEL("sqrt", DeviceKind::CPU, unary("sqrt", []<Inexact T>(T x) { return std::sqrt(x); }));
+SPIRE_REGISTER_KERNEL("rsqrt", DeviceKind::CPU, unary("rsqrt", []<Inexact T>(T x) { return T(1) / std::sqrt(x); }));
 
 // --- trigonometric and hyperbolic ----------------------------------------------------------------
 SPIRE_REGISTER_KERNEL("sin", DeviceKind::CPU, unary("sin", []<Inexact T>(T x) { return std::sin(x); }));

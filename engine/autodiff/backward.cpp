@@ -107,7 +107,7 @@ std::vector<Tensor> execute(Run& run) {
         any = true;
         continue;
       }
-      grads[k] = zeros(n->out_meta[k].shape, n->out_meta[k].dtype, n->device);
+      grads[k] = zeros(n->out_meta[k].shape, n->out_meta[k].dtype, n->out_meta[k].device);
     }
     if (!any) continue;
     std::vector<Tensor> out = n->apply(grads);

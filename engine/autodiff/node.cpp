@@ -34,12 +34,11 @@ OpNode::OpNode(const OpDef& op_, Attrs attrs_, std::vector<Tensor> inputs_,
     next.push_back(!nondiff && inputs[i].requires_grad() ? gradient_edge(inputs[i]) : Edge{});
   }
   for (auto& o : outs) {
-    out_meta.push_back({o.shape(), o.dtype()});
+    out_meta.push_back({o.shape(), o.dtype(), o.device()});
     Tensor saved = o.alias();
     if (o.impl()->autograd) saved.impl()->meta().tangents = o.impl()->autograd->tangents;
     outputs.push_back(saved);
   }
-  if (!inputs.empty()) device = inputs[0].device();
 }
 
 std::vector<Tensor> OpNode::apply(const std::vector<Tensor>& grads) {
@@ -74,8 +73,7 @@ void OpNode::release() {
 AccumulateGrad::AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf_) : leaf(leaf_) {
   // Made lazily, possibly after the ops that consume the leaf; it must still run after them.
   sequence = 0;
-  out_meta.push_back({leaf_->shape, leaf_->dtype});
-  device = leaf_->storage->device();
+  out_meta.push_back({leaf_->shape, leaf_->dtype, leaf_->storage->device()});
 }
 
 std::vector<Tensor> AccumulateGrad::apply(const std::vector<Tensor>& grads) {

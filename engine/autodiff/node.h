@@ -30,8 +30,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
   uint64_t sequence;  // creation order; later nodes run first
   std::vector<Edge> next;             // one per input
-  std::vector<TensorMeta> out_meta;   // shapes and dtypes of outputs, to make zero gradients
-  Device device = kCPU;
+  std::vector<TensorMeta> out_meta;   // shapes, dtypes and devices of outputs, to make zero gradients
 };
 
 // A recorded primitive op.

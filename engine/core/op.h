@@ -16,6 +16,7 @@ namespace spire {
 struct TensorMeta {
   Shape shape;
   DType dtype;
+  Device device = kCPU;  // filled in where it matters (autodiff records); infer leaves it
 };
 
 struct OpDef;

@@ -56,6 +56,7 @@ SPIRE_DEFINE_OP({
       if (!c.tangents[0].defined()) return {Tensor()};
       return {to(c.tangents[0], c.attrs.get<std::string>("device"))};
     },
+    .nondiff_inputs = {},
     // Only the CPU is sure to exist where the registry test runs; tests/cuda covers the GPU.
     .samples = [] {
       return std::vector<OpSample>{

@@ -201,6 +201,10 @@ Tensor new_tensor(py::handle data, py::handle dtype, bool requires_grad) {
     t = maybe_release(src->numel(), [&] { return copy(src->detach()); });
   } else if (py::isinstance<py::array>(data)) {
     t = tensor_from_numpy(py::reinterpret_borrow<py::array>(data), /*share=*/false);
+  } else if (!dtype.is_none() && !py::hasattr(data, "__dlpack__")) {
+    // Numbers and sequences with a dtype: convert once, straight to it (not through float32).
+    DType target = to_dtype(dtype);
+    t = tensor_from_numpy(py::module_::import("numpy").attr("asarray")(data, numpy_dtype(target)), false);
   } else {
     t = to_tensor(data);  // numbers and sequences: already a fresh tensor
     if (py::hasattr(data, "__dlpack__")) t = copy(t);  // DLPack producers are shared: copy

@@ -25,8 +25,9 @@ class Section:
 
 
 class Ctx:
-    def __init__(self, reps, pool, cpp):
+    def __init__(self, reps, pool, cpp, blas=""):
         self.reps = reps
+        self.blas = blas  # the BLAS library the engine loads
         self.pool = pool
         self.cpp = cpp  # {bench_engine run name: {"real_s", "counters"}}, medians
 
@@ -190,6 +191,11 @@ def bench_mlp(ctx):
     s.note(MLP_DOC)
     s.note("JAX compiles the whole gradient (XLA fuses it), so it is a reference for what graph "
            "mode could reach, not an eager peer.")
+    if "openblas-pthread" in ctx.blas:
+        s.note("The engine loads the pthread build of OpenBLAS: its threads and the engine's OpenMP "
+               "threads spin against each other on 2 cores between the many mid-sized GEMMs and "
+               "elementwise kernels of this model (perf: most time in libgomp spinning and "
+               "sched_yield); the OpenMP build of OpenBLAS shares one thread pool instead.")
     return s
 
 

@@ -135,6 +135,21 @@ def spire_path(build):
     return os.path.dirname(overlay), f"python/spire with {os.path.relpath(libdir, ROOT)}/{ext[0]}"
 
 
+def engine_blas(build):
+    """The BLAS library the engine loads here (its real path says which OpenBLAS build: pthread
+    or openmp), read with ldd under this process's environment."""
+    lib = os.path.join(build, "lib", "libspire_engine.so")
+    try:
+        out = subprocess.run(["ldd", lib], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    for line in out.splitlines():
+        if "blas" in line and "=>" in line:
+            path = line.split("=>")[1].split("(")[0].strip()
+            return os.path.realpath(path) if path.startswith("/") else path
+    return "unknown"
+
+
 def versions(pool):
     import numpy as np
     v = {"numpy": np.__version__}
@@ -195,7 +210,8 @@ def main():
     cpp, cpp_errs = run_cpp(build, sections, args.reps, 0.2)
     spire_dir, spire_how = spire_path(build)
     pool = Pool([HERE, spire_dir])
-    ctx = pybench.Ctx(args.reps, pool, cpp)
+    blas = engine_blas(build)
+    ctx = pybench.Ctx(args.reps, pool, cpp, blas)
 
     when = start.strftime("%Y-%m-%d %H:%M %Z")
     rendered = {}
@@ -235,6 +251,7 @@ def main():
         "- Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + f", Python {m['python']}",
         f"- C++: `{os.path.relpath(build, ROOT)}/bin/bench_engine` (Google Benchmark; "
         f"`--benchmark_repetitions={args.reps}`, median aggregate); Python: {spire_how}",
+        f"- Spire's BLAS as loaded here: `{blas}`",
     ])
     if not args.no_write:
         merge(args.out, header, rendered, list(pybench.ALL))

@@ -81,24 +81,34 @@ bool zero_on_diagonal(const M& m) {
 
 Shape batch_of(const Tensor& t, int64_t core = 2) { return Shape(t.shape().begin(), t.shape().end() - core); }
 
+// LU-factorises matrix r of `a` (batch offsets `oa`) for every r in the batch and hands the
+// factorisation to write(r, lu); a zero pivot is reported as singular, naming `op` and the batch.
+template <class T, class Write>
+void for_each_lu(const char* op, const Tensor& a, const Shape& batch, int64_t n, Write&& write) {
+  auto oa = batch_offsets(a, batch);
+  int64_t bad = for_each_matrix(numel_of(batch), n, [&](int64_t r) {
+    return with_workspace<Eigen::PartialPivLU<ColMat<T>>>(n, [&](auto& lu) {
+      lu.compute(matrix_at<T>(a, oa[r]));
+      if (zero_on_diagonal(lu.matrixLU())) return false;
+      write(r, lu);
+      return true;
+    });
+  });
+  SPIRE_CHECK(bad < 0, ValueError, op, ": the matrix", batch_index_str(bad, batch),
+              " is singular (a zero pivot in its LU factorisation)");
+}
+
 void solve_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs&) {
   Tensor& x = out[0];
   if (x.numel() == 0) return;
   const Shape batch = batch_of(x);
   const int64_t n = x.shape(-2), k = x.shape(-1);
   visit_inexact(x.dtype(), [&]<class T>() {
-    auto oa = batch_offsets(in[0], batch), ob = batch_offsets(in[1], batch);
+    auto ob = batch_offsets(in[1], batch);
     T* px = x.data<T>();
-    int64_t bad = for_each_matrix(numel_of(batch), n, [&](int64_t r) {
-      return with_workspace<Eigen::PartialPivLU<ColMat<T>>>(n, [&](auto& lu) {
-        lu.compute(matrix_at<T>(in[0], oa[r]));
-        if (zero_on_diagonal(lu.matrixLU())) return false;
-        OutMap<T>(px + r * n * k, n, k) = lu.solve(matrix_at<T>(in[1], ob[r]));
-        return true;
-      });
+    for_each_lu<T>("solve", in[0], batch, n, [&](int64_t r, auto& lu) {
+      OutMap<T>(px + r * n * k, n, k) = lu.solve(matrix_at<T>(in[1], ob[r]));
     });
-    SPIRE_CHECK(bad < 0, ValueError, "solve: the matrix", batch_index_str(bad, batch),
-                " is singular (a zero pivot in its LU factorisation)");
   });
 }
 
@@ -108,18 +118,9 @@ void inverse_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, con
   const Shape batch = batch_of(x);
   const int64_t n = x.shape(-1);
   visit_inexact(x.dtype(), [&]<class T>() {
-    auto oa = batch_offsets(in[0], batch);
     T* px = x.data<T>();
-    int64_t bad = for_each_matrix(numel_of(batch), n, [&](int64_t r) {
-      return with_workspace<Eigen::PartialPivLU<ColMat<T>>>(n, [&](auto& lu) {
-        lu.compute(matrix_at<T>(in[0], oa[r]));
-        if (zero_on_diagonal(lu.matrixLU())) return false;
-        OutMap<T>(px + r * n * n, n, n) = lu.inverse();
-        return true;
-      });
-    });
-    SPIRE_CHECK(bad < 0, ValueError, "inverse: the matrix", batch_index_str(bad, batch),
-                " is singular (a zero pivot in its LU factorisation)");
+    for_each_lu<T>("inverse", in[0], batch, n,
+                   [&](int64_t r, auto& lu) { OutMap<T>(px + r * n * n, n, n) = lu.inverse(); });
   });
 }
 

@@ -5,6 +5,8 @@
 #include "engine/autodiff/forward.h"
 #include "engine/autodiff/mode.h"
 #include "engine/autodiff/node.h"
+#include "engine/autodiff/taylor.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/core/op.h"
 
 namespace spire {
@@ -84,6 +86,8 @@ std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attr
   }
 
   std::vector<Tensor> outputs;
+  // Inside vmap: the op runs on the physical tensors by its batching rule, which records autodiff.
+  if (batching::any_level_active() && batching::dispatch(op, inputs, attrs, outputs)) return outputs;
   if (op.view) {
     outputs.push_back(op.view(inputs, attrs));
   } else {
@@ -96,7 +100,10 @@ std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attr
   }
   if (AnomalyMode::enabled()) check_finite(op, inputs, outputs);
 
-  if (forward_ad::any_level_active()) propagate_tangents(op, attrs, inputs, outputs);
+  if (forward_ad::any_level_active()) {
+    propagate_tangents(op, attrs, inputs, outputs);
+    taylor::propagate(op, attrs, inputs, outputs);
+  }
 
   if (GradMode::enabled()) {
     bool any_requires = false;

@@ -46,6 +46,34 @@ struct JvpContext {
 // Returns one tangent per output; undefined means zero.
 using JvpRule = std::function<std::vector<Tensor>(const JvpContext&)>;
 
+// Taylor rule input. A jet of order K is a truncated Taylor series x(t) = x0 + x1 t + ... + xK t^K
+// in normalised coefficients (x_k = k-th derivative / k!), so products of jets are Cauchy products.
+// `series[i]` holds x1..xK of input i (index k-1 for x_k); undefined entries mean zero, and an input
+// with no series at all has K undefined entries. Rules are written with engine ops, so they can
+// run batched (vmap) and be differentiated in reverse.
+using Series = std::vector<Tensor>;
+struct TaylorContext {
+  const OpDef& op;
+  const Attrs& attrs;
+  const std::vector<Tensor>& inputs;   // x0 of each input
+  const std::vector<Tensor>& outputs;  // z0 of each output
+  const std::vector<Series>& series;   // per input, K entries
+  int order;                           // K
+};
+// Returns, per output, its K coefficients z1..zK (undefined means zero).
+using TaylorRule = std::function<std::vector<Series>(const TaylorContext&)>;
+
+// Batching rule (vmap) input: the physical inputs, some carrying the mapped axis first, of size `size`.
+struct BatchContext {
+  const OpDef& op;
+  const Attrs& attrs;
+  const std::vector<Tensor>& inputs;
+  const std::vector<bool>& batched;  // per input: dim 0 is the mapped axis
+  int64_t size;
+};
+// Returns every output with the mapped axis first. Ops without one run once per batch entry.
+using BatchRule = std::function<std::vector<Tensor>(const BatchContext&)>;
+
 using InferFn = std::function<std::vector<TensorMeta>(const std::vector<Tensor>&, const Attrs&)>;
 // View ops produce an alias of input 0 instead of running a kernel.
 using ViewFn = std::function<Tensor(const std::vector<Tensor>&, const Attrs&)>;
@@ -67,6 +95,10 @@ struct OpDef {
   ViewFn view;
   VjpRule vjp;
   JvpRule jvp;
+  // Taylor-mode rule; every differentiable op has one (the registry test checks it to order 4).
+  TaylorRule taylor;
+  // vmap rule; when empty, vmap runs the op once per batch entry and stacks the results.
+  BatchRule batch;
   // Ops whose outputs carry no derivative (argmax, comparisons, floor, random draws).
   bool differentiable = true;
   // Inputs that never receive a gradient (indices, masks, conditions).

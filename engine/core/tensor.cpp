@@ -56,6 +56,9 @@ bool Tensor::is_contiguous() const {
 }
 
 void* Tensor::raw_data() const {
+  SPIRE_CHECK(!impl_->batched, ValueError,
+              "a tensor inside vmap has no data of its own (shape ", shape_str(shape()),
+              " per batch entry); use ops on it, or return it from the mapped function");
   return static_cast<char*>(impl_->storage->data()) + impl_->offset * int64_t(itemsize());
 }
 
@@ -119,6 +122,9 @@ Tensor& Tensor::set_requires_grad(bool on) {
               "tensors can require gradients, got ", name(dtype()));
   SPIRE_CHECK(is_leaf(), AutodiffError, "requires_grad can only be set on leaf tensors; this one was "
               "computed by '", grad_fn()->name(), "' (use detach() to make a new leaf)");
+  SPIRE_CHECK(!on || !is_batched(), AutodiffError,
+              "grad inside vmap is not supported yet: take the gradient of the mapped function's "
+              "sum (outside vmap), or use jacrev / jacfwd");
   impl_->meta().requires_grad = on;
   return *this;
 }
@@ -148,6 +154,9 @@ Tensor Tensor::detach() const {
   impl->strides = impl_->strides;
   impl->offset = impl_->offset;
   impl->dtype = impl_->dtype;
+  if (impl_->batched)
+    impl->batched = std::make_shared<BatchedValue>(
+        BatchedValue{impl_->batched->level, Tensor(impl_->batched->physical).detach().impl_ptr()});
   return Tensor(std::move(impl));
 }
 
@@ -172,6 +181,9 @@ std::string format_value(T v, int precision) {
 
 std::string Tensor::str() const {
   if (!defined()) return "tensor(undefined)";
+  if (is_batched())
+    return "batched(level=" + std::to_string(impl_->batched->level) + ", shape per entry=" +
+           shape_str(shape()) + ", " + Tensor(impl_->batched->physical).str() + ")";
   if (device().kind != DeviceKind::CPU)
     return "tensor(<on " + device().str() + ">, shape=" + shape_str(shape()) + ", dtype=" +
            name(dtype()) + ")";

@@ -21,6 +21,7 @@ int64_t normalize_axis(int64_t axis, int64_t ndim, const char* op);
 
 struct Node;
 struct OpDef;
+struct TensorImpl;
 class Tensor;
 
 // What autodiff knows about a tensor; allocated only for tensors that take part in autodiff.
@@ -32,6 +33,15 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;  // the leaf's sink node, made on first use
   // Forward-mode tangents, one per active forward level (see autodiff/forward.h).
   std::vector<std::pair<int, std::shared_ptr<Tensor>>> tangents;
+  // Taylor coefficients x1..xK, one series per active taylor level (see autodiff/taylor.h).
+  std::vector<std::pair<int, std::shared_ptr<std::vector<Tensor>>>> jets;
+};
+
+// What a tensor inside vmap is: a logical view of `physical`, whose dim 0 is the axis mapped by vmap
+// level `level`. Such a tensor has no data of its own; every op sees through it (autodiff/vmap.h).
+struct BatchedValue {
+  int level;
+  std::shared_ptr<TensorImpl> physical;
 };
 
 struct TensorImpl {
@@ -43,6 +53,7 @@ struct TensorImpl {
   // Set on outputs of a non-differentiable op whose inputs required grad, so that asking for a
   // gradient through them can say which op stopped it.
   const struct OpDef* nondiff_origin = nullptr;
+  std::shared_ptr<const BatchedValue> batched;  // set only inside vmap
 
   AutogradMeta& meta() {
     if (!autograd) autograd = std::make_unique<AutogradMeta>();
@@ -59,6 +70,7 @@ class Tensor {
   TensorImpl* impl() const { return impl_.get(); }
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
   bool same(const Tensor& o) const { return impl_ == o.impl_; }
+  bool is_batched() const { return impl_->batched != nullptr; }
 
   const Shape& shape() const { return impl_->shape; }
   int64_t shape(int64_t axis) const;

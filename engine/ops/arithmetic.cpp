@@ -1,4 +1,6 @@
 // add, sub, mul, div, neg: the arithmetic every reverse rule is written in.
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
@@ -32,6 +34,8 @@ SPIRE_DEFINE_OP({
       Tensor t = plus(c.tangents[0], c.tangents[1]);
       return {t.defined() ? expand_to(t, c.outputs[0].shape()) : t};
     },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise,
     .samples = [] { return binary_samples(); },
 });
 
@@ -47,6 +51,8 @@ SPIRE_DEFINE_OP({
       Tensor t = plus(c.tangents[0], tb);
       return {t.defined() ? expand_to(t, c.outputs[0].shape()) : t};
     },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise,
     .samples = [] { return binary_samples(); },
 });
 
@@ -65,6 +71,8 @@ SPIRE_DEFINE_OP({
       Tensor t = plus(times(c.tangents[0], c.inputs[1]), times(c.inputs[0], c.tangents[1]));
       return {t.defined() ? expand_to(t, c.outputs[0].shape()) : t};
     },
+    .taylor = jets::bilinear,
+    .batch = batching::batch_elementwise,
     .samples = [] { return binary_samples(); },
 });
 

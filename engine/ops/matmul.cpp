@@ -1,5 +1,7 @@
 // matmul: the one contraction primitive (einsum, dot and the linear layers reduce to it), with the
 // NumPy semantics of 1-d promotion done by the public wrapper around an op on [..., m, k] x [..., k, n].
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/linalg.h"
 #include "engine/ops/reduce.h"
@@ -57,6 +59,10 @@ SPIRE_DEFINE_OP({
       Tensor t = plus(da, db);
       return {t.defined() ? expand_to(t, c.outputs[0].shape()) : t};
     },
+    .taylor = jets::bilinear,
+    // Batch axes broadcast, so lining the operands up as elementwise ops do is enough; a mapped left
+    // operand against a shared right one folds into one tall GEMM in the kernel.
+    .batch = batching::batch_elementwise,
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({3, 4}, -1, 1, 1), sample({4, 2}, -1, 1, 2)}, {}, "2d"},

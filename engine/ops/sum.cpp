@@ -2,6 +2,8 @@
 // Its kernel (backends/cpu/reduce_dense.h) sums pairwise, vectorised and in a fixed order.
 #include <algorithm>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/reduce_internal.h"
@@ -64,6 +66,10 @@ SPIRE_DEFINE_OP({
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {sum(c.tangents[0], c.attrs.get<Axes>("axes"), c.attrs.get<bool>("keepdims"))};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {sum(c.inputs[0], batching::shift_axes(c.attrs.get<Axes>("axes")), c.attrs.get<bool>("keepdims"))};
     },
     .samples = [] {
       return std::vector<OpSample>{

@@ -5,6 +5,8 @@
 // both rules: reverse g * conj(f'(x)) (op.h's conjugate convention) and forward t * f'(x).
 #include <numbers>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/rules.h"
 
@@ -143,8 +145,16 @@ SPIRE_DEFINE_OP({.name = "sinh", .infer = infer_unary("sinh", Domain::Inexact), 
                  .jvp = jvp_from(d_sinh), .samples = samples_in(-2, 2, -1, 1)});
 SPIRE_DEFINE_OP({.name = "cosh", .infer = infer_unary("cosh", Domain::Inexact), .vjp = vjp_from(d_cosh),
                  .jvp = jvp_from(d_cosh), .samples = samples_in(-2, 2, -1, 1)});
+// tanh' = 1 - tanh^2: the jet of g = 1 - z^2 follows z order by order.
+jets::Jet jet_tanh(const jets::Jet& x, const Tensor& z0) {
+  return jets::integrate(x, z0, [](int m, const jets::Jet& z) {
+    Tensor zz = jets::cauchy(z, z, m, 0, m);
+    return m == 0 ? 1.0 - zz : neg(zz);
+  });
+}
 SPIRE_DEFINE_OP({.name = "tanh", .infer = infer_unary("tanh", Domain::Inexact), .vjp = vjp_from(d_tanh),
-                 .jvp = jvp_from(d_tanh), .samples = samples_in(-2, 2, -0.7, 0.7)});
+                 .jvp = jvp_from(d_tanh), .taylor = jets::unary(jet_tanh),
+                 .batch = batching::batch_elementwise, .samples = samples_in(-2, 2, -0.7, 0.7)});
 
 // --- activations and special functions -----------------------------------------------------------
 Tensor d_sigmoid(const Tensor&, const Tensor& y) { return mul(y, 1.0 - y); }

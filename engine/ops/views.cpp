@@ -2,6 +2,8 @@
 // copy that makes a view contiguous.
 #include <numeric>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
@@ -48,6 +50,8 @@ SPIRE_DEFINE_OP({
     .view = [](auto& in, auto&) { return in[0].alias(); },
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {c.grads[0]}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {c.tangents[0]}; },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> { return {alias(c.inputs[0])}; },
     .samples = [] { return std::vector<OpSample>{{{sample({2, 3})}, {}, "alias"}}; },
 });
 
@@ -65,6 +69,12 @@ SPIRE_DEFINE_OP({
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {reshape(c.grads[0], c.inputs[0].shape())}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {reshape(c.tangents[0], c.attrs.get<Shape>("shape"))};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      Shape s = c.attrs.get<Shape>("shape");
+      s.insert(s.begin(), c.size);
+      return {reshape(c.inputs[0], s)};
     },
     .samples = [] {
       return std::vector<OpSample>{{{sample({2, 6})}, {{"shape", Shape{3, 4}}}, "split"},
@@ -88,6 +98,16 @@ SPIRE_DEFINE_OP({
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {sum_to(c.grads[0], c.inputs[0].shape())}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {expand(c.tangents[0], c.attrs.get<Shape>("shape"))};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      // Line the input up with the target rank first, so the mapped axis stays in front.
+      Shape target = c.attrs.get<Shape>("shape");
+      Shape in(c.inputs[0].shape().begin() + 1, c.inputs[0].shape().end());
+      in.insert(in.begin(), target.size() - in.size(), 1);
+      in.insert(in.begin(), c.size);
+      target.insert(target.begin(), c.size);
+      return {expand(reshape(c.inputs[0], in), target)};
     },
     .samples = [] {
       return std::vector<OpSample>{{{sample({3, 1})}, {{"shape", Shape{2, 3, 4}}}, "broadcast"}};

@@ -147,6 +147,18 @@ void Tensor::backward(const Tensor& grad_output, bool retain_graph, bool create_
   autodiff::backward({*this}, {grad_output}, retain_graph, create_graph);
 }
 
+void Tensor::set_data(const Tensor& value) {
+  SPIRE_CHECK(is_leaf(), AutodiffError, "set_data: only leaf tensors can be rebound; this one was computed by '",
+              grad_fn()->name(), "'");
+  SPIRE_CHECK(value.shape() == shape() && value.dtype() == dtype() && value.device() == device(), ValueError,
+              "set_data: new value is ", name(value.dtype()), shape_str(value.shape()), " on ",
+              value.device().str(), "; this tensor is ", name(dtype()), shape_str(shape()), " on ", device().str());
+  SPIRE_CHECK(!is_batched() && !value.is_batched(), ValueError, "set_data: not allowed inside vmap");
+  impl_->storage = value.impl()->storage;
+  impl_->strides = value.impl()->strides;
+  impl_->offset = value.impl()->offset;
+}
+
 Tensor Tensor::detach() const {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = impl_->storage;

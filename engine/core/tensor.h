@@ -108,6 +108,11 @@ class Tensor {
   void set_grad(const Tensor& g);
   void backward(const Tensor& grad_output = Tensor(), bool retain_graph = false,
                 bool create_graph = false) const;
+  // Rebinds this leaf to the values of `value` (same shape, dtype and device) without a copy and
+  // without history: how optimizers update parameters (PyTorch's `p.data = ...`). Every holder of
+  // this tensor sees the new values; a graph recorded earlier keeps referring to this tensor, so
+  // update only between steps.
+  void set_data(const Tensor& value);
   // Same data, no history: gradients stop here.
   Tensor detach() const;
   // The same as detach(); the name used where the intent is a metadata-only copy.

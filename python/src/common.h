@@ -93,6 +93,8 @@ void bind_random(py::module_& m);
 void bind_conv(py::module_& m);
 void bind_factories(py::module_& m);
 void bind_autodiff(py::module_& m);
+void bind_taylor(py::module_& m);  // jet, vmap, differential operators
+void bind_optim(py::module_& m);   // optimizers
 
 }  // namespace spire::python
 

@@ -13,4 +13,6 @@ PYBIND11_MODULE(_C, m) {
   bind_fft(m);
   bind_conv(m);
   bind_autodiff(m);
+  bind_taylor(m);
+  bind_optim(m);
 }

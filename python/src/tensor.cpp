@@ -92,6 +92,8 @@ void bind_tensor(py::module_& m) {
           },
           py::arg("gradient") = py::none(), py::arg("retain_graph") = false, py::arg("create_graph") = false)
       .def("detach", &Tensor::detach)
+      .def("set_data", &Tensor::set_data, py::arg("value"),
+           "Rebinds this leaf to value's data (same shape, dtype, device) without history, as optimizers do.")
       .def("zero_grad_", [](py::object self) {
         self.cast<Tensor&>().set_grad(Tensor());
         return self;

@@ -10,6 +10,7 @@ namespace {
 thread_local std::vector<int> live;      // levels entered and not exited
 thread_local std::vector<int> disabled;  // levels whose rule is running
 thread_local int next_level = 0;
+thread_local std::vector<std::pair<int, std::weak_ptr<TensorImpl>>> carriers;
 }  // namespace
 
 int enter_level() {
@@ -17,7 +18,27 @@ int enter_level() {
   return next_level++;
 }
 
-void exit_level(int level) { live.erase(std::remove(live.begin(), live.end(), level), live.end()); }
+void exit_level(int level) {
+  live.erase(std::remove(live.begin(), live.end(), level), live.end());
+  std::vector<std::pair<int, std::weak_ptr<TensorImpl>>> keep;
+  for (auto& [l, weak] : carriers) {
+    auto impl = weak.lock();
+    if (!impl) continue;
+    if (l != level) {
+      keep.emplace_back(l, std::move(weak));
+      continue;
+    }
+    if (!impl->autograd) continue;
+    auto drop = [&](auto& v) {
+      v.erase(std::remove_if(v.begin(), v.end(), [&](auto& p) { return p.first == level; }), v.end());
+    };
+    drop(impl->autograd->tangents);
+    drop(impl->autograd->jets);
+  }
+  carriers.swap(keep);
+}
+
+void note_carrier(const Tensor& t, int level) { carriers.emplace_back(level, t.impl_ptr()); }
 
 bool any_level_active() { return !live.empty(); }
 
@@ -45,6 +66,7 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int level) {
                                 [&](auto& p) { return p.first == level; }),
                  tangents.end());
   tangents.emplace_back(level, std::make_shared<Tensor>(tangent));
+  note_carrier(dual, level);
   return dual;
 }
 

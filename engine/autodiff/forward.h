@@ -29,6 +29,11 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int level);
 // The tangent of `t` at `level`; undefined when it has none (zero).
 Tensor tangent(const Tensor& t, int level);
 
+// Records that `t` carries a tangent or Taylor coefficients at `level`; exit_level drops them. Under
+// reverse mode a tangent's history refers back to its primal (exp: t * y), so a tensor and its
+// tangent form a reference cycle that only dropping the tangent breaks.
+void note_carrier(const Tensor& t, int level);
+
 // Used by dispatch: a scope during which `level` is ignored.
 class DisableLevel {
  public:

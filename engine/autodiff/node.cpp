@@ -10,10 +10,13 @@ namespace {
 std::atomic<uint64_t> next_sequence{1};  // 0 is reserved for leaf accumulators, which run last
 
 // A saved output reconnected to the node that made it, so that a reverse rule using it is
-// differentiable again; forward-mode tangents saved with it stay attached.
+// differentiable again; forward-mode tangents and Taylor coefficients saved with it stay attached.
 Tensor reconnect(const Tensor& saved, const std::shared_ptr<Node>& node, int output_nr) {
   Tensor t = saved.alias();
-  if (saved.impl()->autograd) t.impl()->meta().tangents = saved.impl()->autograd->tangents;
+  if (saved.impl()->autograd) {
+    t.impl()->meta().tangents = saved.impl()->autograd->tangents;
+    t.impl()->meta().jets = saved.impl()->autograd->jets;
+  }
   auto& m = t.impl()->meta();
   m.requires_grad = true;
   m.grad_fn = node;

@@ -28,9 +28,22 @@ Tensor sub(const Tensor& a, const Tensor& b) {
   return a.defined() ? spire::sub(a, b) : neg(b);
 }
 Tensor mul(const Tensor& a, const Tensor& b) { return rules::times(a, b); }
-Tensor scale(const Tensor& a, double s) { return a.defined() ? spire::mul(a, s) : Tensor(); }
+Tensor scale(const Tensor& a, double s) {
+  if (!a.defined() || s == 1.0) return a;
+  return spire::mul(a, s);
+}
 
 Tensor cauchy(const Jet& a, const Jet& b, int k, int lo, int hi, const Bilinear& f) {
+  if (&a == &b && !f && lo + hi == k) {
+    // A square: a_j a_{k-j} appears twice for j != k-j, so form each product once.
+    Tensor acc;
+    for (int j = lo; 2 * j <= k; ++j) {
+      if (j >= int(a.size()) || k - j >= int(a.size()) || !a[j].defined() || !a[k - j].defined()) continue;
+      Tensor t = 2 * j == k ? spire::square(a[j]) : spire::mul(spire::mul(a[j], 2.0), a[k - j]);
+      acc = acc.defined() ? spire::add(acc, t) : t;
+    }
+    return acc;
+  }
   Tensor acc;
   for (int j = lo; j <= hi; ++j) {
     if (j >= int(a.size()) || k - j >= int(b.size()) || k - j < 0) continue;
@@ -73,9 +86,7 @@ Jet reciprocal(const Jet& a, const Tensor& z0) {
   return z;
 }
 
-// sum_{j=1}^{k} j a_j b_{k-j}: the coefficient of t^(k-1) in a'(t) b(t), so that z' = a' b gives
-// z_k = weighted(a, b, k) / k. Undefined b_{k-j} (not yet known) are skipped.
-static Tensor weighted(const Jet& a, const Jet& b, int k) {
+Tensor weighted(const Jet& a, const Jet& b, int k) {
   Tensor acc;
   for (int j = 1; j <= k; ++j) {
     if (!a[j].defined() || k - j >= int(b.size()) || !b[k - j].defined()) continue;
@@ -116,15 +127,17 @@ Jet log(const Jet& a, const Tensor& z0) {
   return z;
 }
 
-Jet pow(const Jet& a, double p, const Tensor& z0) {
+Jet pow(const Jet& a, const Tensor& p, const Tensor& z0) {
   // a z' = p a' z:  k a0 z_k = p sum_{j=1}^k j a_j z_{k-j} - sum_{j=1}^{k-1} j z_j a_{k-j}
   Jet z = constant_jet(z0, order(a));
   for (int k = 1; k <= order(a); ++k) {
-    Tensor num = jets::sub(scale(weighted(a, z, k), p), weighted(z, a, k));
+    Tensor num = jets::sub(jets::mul(weighted(a, z, k), p), weighted(z, a, k));
     z[k] = num.defined() ? spire::div(num, spire::mul(a[0], double(k))) : Tensor();
   }
   return z;
 }
+
+Jet pow(const Jet& a, double p, const Tensor& z0) { return pow(a, scalar_tensor(p, a[0].dtype()), z0); }
 
 Jet sqrt(const Jet& a, const Tensor& z0) {
   // z^2 = a:  2 z0 z_k = a_k - sum_{j=1}^{k-1} z_j z_{k-j}
@@ -136,15 +149,36 @@ Jet sqrt(const Jet& a, const Tensor& z0) {
   return z;
 }
 
-std::pair<Jet, Jet> sincos(const Jet& a, const Tensor& s0, const Tensor& c0, bool hyperbolic) {
-  // s' = c a',  c' = -s a' (+ s a' for the hyperbolic pair)
+Jet coupled(const Jet& a, const Tensor& u0, const Tensor& v0, double sign) {
   int K = order(a);
-  Jet s = constant_jet(s0, K), c = constant_jet(c0, K);
+  Jet u = constant_jet(u0, K), v = constant_jet(v0, K);
   for (int k = 1; k <= K; ++k) {
-    s[k] = scale(weighted(a, c, k), 1.0 / k);
-    c[k] = scale(weighted(a, s, k), (hyperbolic ? 1.0 : -1.0) / k);
+    u[k] = scale(weighted(a, v, k), 1.0 / k);
+    if (k < K) v[k] = scale(weighted(a, u, k), sign / k);
   }
-  return {s, c};
+  return u;
+}
+
+Jet integrate_over(const Jet& a, const Jet& h, const Tensor& z0) {
+  // k h0 z_k = k a_k - sum_{j=1}^{k-1} j z_j h_{k-j}
+  Jet z = constant_jet(z0, order(a));
+  for (int k = 1; k <= order(a); ++k) {
+    Tensor num = jets::sub(a[k], scale(weighted(z, h, k), 1.0 / k));  // z_k itself is still undefined
+    z[k] = num.defined() ? spire::div(num, h[0]) : Tensor();
+  }
+  return z;
+}
+
+Jet derivative(const Jet& x) {
+  Jet d(x.size() - 1);
+  for (size_t i = 0; i < d.size(); ++i) d[i] = scale(x[i + 1], double(i + 1));
+  return d;
+}
+
+Jet antiderivative(const Jet& w, const Tensor& z0) {
+  Jet z = constant_jet(z0, int(w.size()));
+  for (size_t k = 1; k <= w.size(); ++k) z[k] = scale(w[k - 1], 1.0 / double(k));
+  return z;
 }
 
 std::vector<Series> linear(const TaylorContext& c) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/autodiff/forward.h"
+#include "engine/autodiff/taylor_internal.h"
 #include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
@@ -48,9 +49,13 @@ void attach(Tensor& t, int level, Series coeffs) {
   auto& jets = t.impl()->meta().jets;
   jets.erase(std::remove_if(jets.begin(), jets.end(), [&](auto& p) { return p.first == level; }), jets.end());
   jets.emplace_back(level, std::make_shared<Series>(std::move(coeffs)));
+  forward_ad::note_carrier(t, level);
 }
 
-std::vector<Series> run_rule(const OpDef& op, const Attrs& attrs, const std::vector<Tensor>& inputs,
+
+}  // namespace
+
+std::vector<Series> detail::run_rule(const OpDef& op, const Attrs& attrs, const std::vector<Tensor>& inputs,
                              const std::vector<Tensor>& outputs, const std::vector<Series>& in, int order) {
   SPIRE_CHECK(op.taylor, AutodiffError, "op '", op.name, "' has no Taylor rule");
   std::vector<Series> out = op.taylor(TaylorContext{op, attrs, inputs, outputs, in, order});
@@ -58,51 +63,6 @@ std::vector<Series> run_rule(const OpDef& op, const Attrs& attrs, const std::vec
   out.resize(outputs.size(), Series(order));
   return out;
 }
-
-// Coefficients of the outputs for a level carrying `directions` jets: the rule runs once, mapped
-// over the directions by vmap; a collapsed coefficient 2 is the sum over directions of the rule's
-// quadratic part plus the rule's linear part applied to the summed input coefficient.
-std::vector<Series> propagate_directions(const OpDef& op, const Attrs& attrs, const LevelSpec& s,
-                                         const std::vector<Tensor>& inputs,
-                                         const std::vector<Tensor>& outputs,
-                                         const std::vector<Series>& in) {
-  batching::Level dirs(s.directions);
-  auto mapped = [&](const Tensor& t) { return t.defined() ? batching::wrap(t, dirs.get()) : Tensor(); };
-  auto physical = [&](const Tensor& t) { return t.defined() ? batching::unwrap(t, dirs.get()) : Tensor(); };
-  std::vector<Series> out(outputs.size(), Series(s.order));
-  if (s.order == 1) {
-    std::vector<Tensor> tangents(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) tangents[i] = mapped(in[i][0]);
-    SPIRE_CHECK(op.jvp, AutodiffError, "op '", op.name, "' has no forward rule");
-    auto z = op.jvp(JvpContext{op, attrs, inputs, outputs, tangents});
-    for (size_t k = 0; k < outputs.size() && k < z.size(); ++k) out[k][0] = physical(z[k]);
-    return out;
-  }
-  std::vector<Series> b(inputs.size(), Series(2));
-  bool any_second = false;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    b[i][0] = mapped(in[i][0]);
-    if (!s.collapse) b[i][1] = mapped(in[i][1]);
-    any_second |= in[i][1].defined();
-  }
-  auto z = run_rule(op, attrs, inputs, outputs, b, 2);
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    out[k][0] = physical(z[k][0]);
-    out[k][1] = physical(z[k][1]);
-  }
-  if (!s.collapse) return out;
-  for (auto& o : out)
-    if (o[1].defined()) o[1] = sum(o[1], {0});
-  if (any_second) {
-    std::vector<Tensor> summed(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) summed[i] = in[i][1];
-    auto lin = op.jvp(JvpContext{op, attrs, inputs, outputs, summed});
-    for (size_t k = 0; k < outputs.size() && k < lin.size(); ++k) out[k][1] = rules::plus(out[k][1], lin[k]);
-  }
-  return out;
-}
-
-}  // namespace
 
 Level::Level(const LevelSpec& spec) : level_(forward_ad::enter_level()) {
   SPIRE_CHECK(spec.order >= 1, ValueError, "taylor: order must be at least 1, got ", spec.order);
@@ -177,8 +137,8 @@ void propagate(const OpDef& op, const Attrs& attrs, const std::vector<Tensor>& i
     std::vector<Series> out;
     {
       forward_ad::DisableLevel off(level);
-      out = s.directions ? propagate_directions(op, attrs, s, inputs, outputs, in)
-                         : run_rule(op, attrs, inputs, outputs, in, s.order);
+      out = s.directions ? detail::propagate_directions(op, attrs, s, inputs, outputs, in)
+                         : detail::run_rule(op, attrs, inputs, outputs, in, s.order);
     }
     for (size_t k = 0; k < outputs.size(); ++k) {
       if (!is_inexact(outputs[k].dtype())) continue;

@@ -67,6 +67,7 @@ void propagate_tangents(const OpDef& op, const Attrs& attrs, const std::vector<T
                   "' gave a tangent of shape ", shape_str(out_t[k].shape()), " for an output of shape ",
                   shape_str(outputs[k].shape()));
       outputs[k].impl()->meta().tangents.emplace_back(level, std::make_shared<Tensor>(out_t[k]));
+      forward_ad::note_carrier(outputs[k], level);
     }
   }
 }
@@ -87,7 +88,15 @@ std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attr
 
   std::vector<Tensor> outputs;
   // Inside vmap: the op runs on the physical tensors by its batching rule, which records autodiff.
-  if (batching::any_level_active() && batching::dispatch(op, inputs, attrs, outputs)) return outputs;
+  if (batching::any_level_active() && batching::dispatch(op, inputs, attrs, outputs)) {
+    // Tangents and jets attached inside the mapped function (vmap of jvp, of laplacian) sit on the
+    // logical tensors: their rules run on logical tensors as well, and are batched in turn.
+    if (forward_ad::any_level_active()) {
+      propagate_tangents(op, attrs, inputs, outputs);
+      taylor::propagate(op, attrs, inputs, outputs);
+    }
+    return outputs;
+  }
   if (op.view) {
     outputs.push_back(op.view(inputs, attrs));
   } else {
@@ -100,11 +109,7 @@ std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attr
   }
   if (AnomalyMode::enabled()) check_finite(op, inputs, outputs);
 
-  if (forward_ad::any_level_active()) {
-    propagate_tangents(op, attrs, inputs, outputs);
-    taylor::propagate(op, attrs, inputs, outputs);
-  }
-
+  std::shared_ptr<OpNode> node;
   if (GradMode::enabled()) {
     bool any_requires = false;
     const OpDef* stopped_by = nullptr;  // a non-differentiable op upstream, for error messages
@@ -116,7 +121,7 @@ std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attr
       for (auto& o : outputs) o.impl()->nondiff_origin = stopped_by;
     } else if (any_requires) {
       if (op.differentiable) {
-        auto node = std::make_shared<OpNode>(op, attrs, inputs, outputs);
+        node = std::make_shared<OpNode>(op, attrs, inputs, outputs);
         for (size_t k = 0; k < outputs.size(); ++k) {
           if (!is_inexact(outputs[k].dtype())) continue;
           auto& m = outputs[k].impl()->meta();
@@ -128,6 +133,24 @@ std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attr
         for (auto& o : outputs) o.impl()->nondiff_origin = &op;
       }
     }
+  }
+  // After the reverse node is attached: forward and Taylor rules that use the outputs then record
+  // their dependence on the inputs, so reverse mode over forward or Taylor mode is exact. The node's
+  // saved outputs get the tangents and jets afterwards, for forward or Taylor mode over its reverse
+  // rule (a gradient taken inside jvp or laplacian).
+  if (forward_ad::any_level_active()) {
+    propagate_tangents(op, attrs, inputs, outputs);
+    taylor::propagate(op, attrs, inputs, outputs);
+    if (node)
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        const auto& from = outputs[k].impl()->autograd;
+        if (!from || (from->tangents.empty() && from->jets.empty())) continue;
+        auto& to = node->outputs[k].impl()->meta();
+        to.tangents = from->tangents;
+        to.jets = from->jets;
+        for (auto& [level, _] : from->tangents) forward_ad::note_carrier(node->outputs[k], level);
+        for (auto& [level, _] : from->jets) forward_ad::note_carrier(node->outputs[k], level);
+      }
   }
   return outputs;
 }

@@ -99,6 +99,10 @@ struct OpDef {
   TaylorRule taylor;
   // vmap rule; when empty, vmap runs the op once per batch entry and stacks the results.
   BatchRule batch;
+  // Each output element depends only on the input elements at its (broadcast) position. The
+  // forward Laplacian uses it: such an op's second-order term is a per-element quadratic form in
+  // the first-order terms, so summing it over directions needs no batched rule (autodiff/taylor.cpp).
+  bool pointwise = false;
   // Ops whose outputs carry no derivative (argmax, comparisons, floor, random draws).
   bool differentiable = true;
   // Inputs that never receive a gradient (indices, masks, conditions).

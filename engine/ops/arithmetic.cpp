@@ -35,7 +35,7 @@ SPIRE_DEFINE_OP({
       return {t.defined() ? expand_to(t, c.outputs[0].shape()) : t};
     },
     .taylor = jets::linear,
-    .batch = batching::batch_elementwise,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] { return binary_samples(); },
 });
 
@@ -52,7 +52,7 @@ SPIRE_DEFINE_OP({
       return {t.defined() ? expand_to(t, c.outputs[0].shape()) : t};
     },
     .taylor = jets::linear,
-    .batch = batching::batch_elementwise,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] { return binary_samples(); },
 });
 
@@ -72,7 +72,7 @@ SPIRE_DEFINE_OP({
       return {t.defined() ? expand_to(t, c.outputs[0].shape()) : t};
     },
     .taylor = jets::bilinear,
-    .batch = batching::batch_elementwise,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] { return binary_samples(); },
 });
 
@@ -95,6 +95,10 @@ SPIRE_DEFINE_OP({
       if (!num.defined()) return {Tensor()};
       return {expand_to(div(num, c.inputs[1]), c.outputs[0].shape())};
     },
+    .taylor = [](const TaylorContext& c) -> std::vector<Series> {
+      return {jets::tail(jets::div(jets::input(c, 0), jets::input(c, 1), c.outputs[0]))};
+    },
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] { return binary_samples(0.5, 2.0); },
 });
 
@@ -103,6 +107,8 @@ SPIRE_DEFINE_OP({
     .infer = same_as_input,
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {neg(c.grads[0])}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {neg(c.tangents[0])}; },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] {
       return std::vector<OpSample>{{{sample({3, 4})}, {}, "real"},
                                    {{sample({5}, -1, 1, 2, DType::Complex128)}, {}, "complex"}};

@@ -1,7 +1,10 @@
 // Binary math (pow, atan2, maximum, minimum), selection (where) and clamping. Binary ops broadcast
 // and promote in their public functions; the primitives see one dtype.
+#include <cmath>
 #include <optional>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
@@ -29,6 +32,50 @@ Tensor to_output(const Tensor& t, const JvpContext& c) {
 }
 Tensor zero_like_scalar(const Tensor& x) { return scalar_like(x, 0.0); }
 
+// --- series helpers -------------------------------------------------------------------------------
+using jets::Jet;
+
+// x^n for a natural n by repeated squaring of jets: exact where x0 = 0 (x^2 at the origin).
+Jet natural_power(const Jet& x, int64_t n) {
+  Jet result, base = x;
+  for (; n > 0; n >>= 1) {
+    if (n & 1) result = result.empty() ? base : jets::mul(result, base, mul(result[0], base[0]));
+    if (n > 1) base = jets::mul(base, base, mul(base[0], base[0]));
+  }
+  return result;
+}
+
+// log a where a != 0, and 0 where a = 0: the forward rule's convention for d(a^b)/db.
+Tensor log_or_zero(const Tensor& a) {
+  Tensor l = log(a);
+  return where(eq(a, zero_like_scalar(a)), zero_like_scalar(l), l);
+}
+
+std::vector<Series> pow_taylor(const TaylorContext& c) {
+  Jet a = jets::input(c, 0), b = jets::input(c, 1);
+  const Tensor& z0 = c.outputs[0];
+  if (jets::constant(b)) return {jets::tail(jets::pow(a, b[0], z0))};
+  // z = exp(b log a). With a varying this needs a0 != 0 (a0 > 0 for real a), as the derivative in b
+  // does; with only b varying, a0 = 0 gives zero series, as the forward rule does.
+  Tensor la0 = log_or_zero(a[0]);
+  Jet la = jets::constant(a) ? jets::constant_jet(la0, c.order) : jets::log(a, la0);
+  return {jets::tail(jets::exp(jets::mul(b, la, Tensor()), z0))};
+}
+
+// atan2(y, x): z' = (x y' - y x') / (x^2 + y^2), a quotient of series of order K-1 whose integral is z.
+std::vector<Series> atan2_taylor(const TaylorContext& c) {
+  Jet y = jets::input(c, 0), x = jets::input(c, 1);
+  Jet dy = jets::derivative(y), dx = jets::derivative(x);
+  int K = c.order;
+  Jet num(K), r(K);
+  for (int i = 0; i < K; ++i) {
+    num[i] = jets::sub(jets::cauchy(x, dy, i, 0, i), jets::cauchy(y, dx, i, 0, i));
+    r[i] = jets::add(jets::cauchy(x, x, i, 0, i), jets::cauchy(y, y, i, 0, i));
+  }
+  Tensor w0 = num[0].defined() ? div(num[0], r[0]) : Tensor();
+  return {jets::tail(jets::antiderivative(jets::div(num, r, w0), c.outputs[0]))};
+}
+
 // --- pow ------------------------------------------------------------------------------------------
 // d(a^b)/da = b a^(b-1); d(a^b)/db = a^b log a, taken as 0 where a = 0 (the limit for b > 0, and
 // what PyTorch does) instead of 0 * -inf.
@@ -55,6 +102,8 @@ SPIRE_DEFINE_OP({
       Tensor tb = c.tangents[1].defined() ? mul(c.tangents[1], dpow_db(a, c.outputs[0])) : Tensor();
       return {to_output(plus(ta, tb), c)};
     },
+    .taylor = pow_taylor,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({3, 4}, 0.5, 2, 1), sample({3, 4}, -1.5, 1.5, 2)}, {}, "same shape"},
@@ -76,6 +125,24 @@ bool is_zero(const Scalar& p) { return p.to_complex() == std::complex<double>(0.
 // d(x^p)/dx = p x^(p-1).
 Tensor dpow_scalar(const Tensor& x, const Scalar& p) { return mul(pow(x, minus_one(p)), p); }
 
+// A non-negative integral exponent, which repeated multiplication handles at x0 = 0.
+std::optional<int64_t> natural_exponent(const Scalar& p) {
+  if (p.kind() == DType::Int64 || p.kind() == DType::Bool)
+    return p.to_int() >= 0 ? std::optional(p.to_int()) : std::nullopt;
+  if (p.kind() != DType::Float64) return std::nullopt;
+  double v = p.to_double();
+  if (v >= 0 && v <= 1 << 30 && std::floor(v) == v) return int64_t(v);
+  return std::nullopt;
+}
+
+std::vector<Series> pow_scalar_taylor(const TaylorContext& c) {
+  const Scalar& p = c.attrs.get<Scalar>("exponent");
+  if (is_zero(p)) return {};
+  Jet x = jets::input(c, 0);
+  if (auto n = natural_exponent(p)) return {jets::tail(natural_power(x, *n))};
+  return {jets::tail(jets::pow(x, scalar_like(x[0], p), c.outputs[0]))};
+}
+
 SPIRE_DEFINE_OP({
     .name = "pow_scalar",
     .infer = [](auto& in, const Attrs& a) -> std::vector<TensorMeta> {
@@ -96,12 +163,16 @@ SPIRE_DEFINE_OP({
       if (is_zero(p)) return {zeros_like(c.outputs[0])};
       return {mul(c.tangents[0], dpow_scalar(c.inputs[0], p))};
     },
+    .taylor = pow_scalar_taylor,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({3, 4}, 0.5, 2, 1)}, {{"exponent", Scalar(2.5)}}, "fractional"},
           {{sample({3, 4}, 0.5, 2, 2)}, {{"exponent", Scalar(-1.5)}}, "negative"},
           {{sample({5}, -2, -0.5, 3)}, {{"exponent", Scalar(3)}}, "negative base, integer exponent"},
           {{sample({5}, -2, 2, 4)}, {{"exponent", Scalar(2)}}, "square"},
+          // PINN residuals take powers at the origin: the Taylor rule multiplies there, no division.
+          {{from_vector<double>({0.0, -1.3, 0.0, 0.7}, {4})}, {{"exponent", Scalar(3)}}, "cube through zero"},
           {{sample({4}, 0.5, 2, 5, DType::Complex128)}, {{"exponent", Scalar(std::complex<double>(0.5, 0.3))}},
            "complex"},
       };
@@ -128,6 +199,8 @@ SPIRE_DEFINE_OP({
       Tensor tx = c.tangents[1].defined() ? neg(mul(c.tangents[1], y)) : Tensor();
       return {to_output(div(plus(ty, tx), add(square(x), square(y))), c)};
     },
+    .taylor = atan2_taylor,
+    .batch = batching::batch_elementwise, .pointwise = true,
     // Branch cut along y = 0, x < 0: y stays positive.
     .samples = [] {
       return std::vector<OpSample>{
@@ -165,6 +238,8 @@ OpDef extremum(const char* op, bool is_max) {
         Tensor tb = c.tangents[1].defined() ? mul(c.tangents[1], 1.0 - w) : Tensor();
         return {to_output(plus(ta, tb), c)};
       },
+      .taylor = jets::linear,  // piecewise linear: exact away from ties
+      .batch = batching::batch_elementwise, .pointwise = true,
       // Independent random inputs: no ties.
       .samples = [] {
         return std::vector<OpSample>{
@@ -203,6 +278,8 @@ SPIRE_DEFINE_OP({
       Tensor tb = c.tangents[2].defined() ? c.tangents[2] : zero;
       return {expand_to(where(c.inputs[0], ta, tb), c.outputs[0].shape())};
     },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .nondiff_inputs = {0},
     .samples = [] {
       Tensor cond = sample_int({3, 1}, 0, 2, 1, DType::Bool);
@@ -245,6 +322,8 @@ SPIRE_DEFINE_OP({
       const Tensor& t = c.tangents[0];
       return {where(inside_bounds(c.inputs[0], c.attrs), t, zero_like_scalar(t))};
     },
+    .taylor = jets::linear,  // piecewise linear: exact away from the bounds
+    .batch = batching::batch_elementwise, .pointwise = true,
     // Bounds well inside the sample range, and no sample within 1e-3 of them.
     .samples = [] {
       Tensor x = from_vector<double>({-1.7, -0.9, -0.41, -0.2, 0.1, 0.35, 0.69, 0.72, 1.3, 2.1}, {2, 5});

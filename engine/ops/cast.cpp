@@ -1,4 +1,6 @@
 // Type conversion and constant fills.
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/rules.h"
 
@@ -23,6 +25,8 @@ SPIRE_DEFINE_OP({
       if (!c.tangents[0].defined() || !is_inexact(c.outputs[0].dtype())) return {Tensor()};
       return {cast(c.tangents[0], c.outputs[0].dtype())};
     },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({3, 4})}, {{"dtype", DType::Complex128}}, "to complex"},

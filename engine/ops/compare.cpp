@@ -1,5 +1,6 @@
 // Comparisons, logic and float classification: bool outputs, no derivative. Inputs are promoted to
 // one dtype first, so 1 == 1.0 and int32 < int64 compare values, not representations.
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/rules.h"
 
@@ -30,6 +31,7 @@ OpDef comparison(const char* op, bool ordered) {
                     "); compare abs() or real() instead");
         return {{broadcast_meta(op, in).shape, DType::Bool}};
       },
+      .batch = batching::batch_elementwise,
       .differentiable = false,
       .samples = pair_samples,
   };
@@ -41,6 +43,7 @@ OpDef unary_predicate(const char* op) {
       .infer = [](const std::vector<Tensor>& in, const Attrs&) -> std::vector<TensorMeta> {
         return {{in[0].shape(), DType::Bool}};
       },
+      .batch = batching::batch_elementwise,
       .differentiable = false,
       .samples = single_samples,
   };

@@ -1,5 +1,7 @@
 // Complex parts. On real tensors real and conj are identities (no op is recorded) and imag gives
 // zeros, so generic code can call them on any inexact tensor.
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
@@ -23,6 +25,8 @@ SPIRE_DEFINE_OP({
       return {cast(c.grads[0], c.inputs[0].dtype())};
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {real(c.tangents[0])}; },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = complex_samples,
 });
 
@@ -34,6 +38,8 @@ SPIRE_DEFINE_OP({
       return {complex(zeros_like(c.grads[0]), c.grads[0])};
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {imag(c.tangents[0])}; },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = complex_samples,
 });
 
@@ -42,6 +48,8 @@ SPIRE_DEFINE_OP({
     .infer = same_as_input,
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {conj(c.grads[0])}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {conj(c.tangents[0])}; },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = complex_samples,
 });
 
@@ -65,6 +73,8 @@ SPIRE_DEFINE_OP({
       Tensor im = c.tangents[1].defined() ? c.tangents[1] : zeros_like(c.inputs[1]);
       return {expand_to(complex(re, im), c.outputs[0].shape())};
     },
+    .taylor = jets::linear,
+    .batch = batching::batch_elementwise, .pointwise = true,
     .samples = [] {
       return std::vector<OpSample>{{{sample({3, 2}), sample({2}, -1, 1, 2)}, {}, "broadcast"}};
     },

@@ -9,6 +9,8 @@
 // rule for a bilinear B(a, b) is B(g, conj(b)) in a and B(conj(a), g) in b.
 #include <algorithm>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/conv.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/rules.h"
@@ -195,6 +197,61 @@ std::vector<OpSample> conv_samples() {
   };
 }
 
+// --- batching rules ---------------------------------------------------------------------------------
+// A mapped axis of size b joins one of conv's own axes: the batch axis N when only the activations
+// carry it; else the channels, with b times the groups when both operands carry it (a grouped conv
+// is b independent ones), or as b sets of output channels when one operand does and groups = 1.
+Tensor merge_axes(const Tensor& t, int64_t axis) {  // axis and axis + 1 into one
+  Shape s = t.shape();
+  s[axis] *= s[axis + 1];
+  s.erase(s.begin() + axis + 1);
+  return reshape(t, s);
+}
+Tensor split_axis(const Tensor& t, int64_t axis, int64_t b, int64_t inner) {  // axis into [b, inner]
+  Shape s = t.shape();
+  s[axis] = inner;
+  s.insert(s.begin() + axis, b);
+  return reshape(t, s);
+}
+// [b, n, c, ...] as [n, b*c, ...], and back.
+Tensor into_channels(const Tensor& t) { return merge_axes(transpose(t, 0, 1), 1); }
+Tensor out_of_channels(const Tensor& t, int64_t b, int64_t c) { return transpose(split_axis(t, 1, b, c), 0, 1); }
+
+Attrs times_groups(const Attrs& a, int64_t b) {
+  Attrs out = a;
+  out.set("groups", a.get<int64_t>("groups") * b);
+  return out;
+}
+
+// conv and conv_transpose: activations [N, C, ...] and weights whose axis 1 is the output channels
+// per group (conv: [O, C/g, ...], conv_transpose: [C, O/g, ...]).
+std::vector<Tensor> batch_conv_like(const BatchContext& c) {
+  const Tensor &x = c.inputs[0], &w = c.inputs[1];
+  int64_t b = c.size, groups = c.attrs.get<int64_t>("groups");
+  bool transposed = c.attrs.has("output_padding");
+  if (!c.batched[1]) return {split_axis(call1(c.op, {merge_axes(x, 0), w}, c.attrs), 0, b, x.shape(1))};
+  int64_t out_channels = transposed ? w.shape(2) * groups : w.shape(1);
+  if (!c.batched[0] && groups == 1) {
+    Tensor ws = transposed ? into_channels(w) : merge_axes(w, 0);
+    return {out_of_channels(call1(c.op, {x, ws}, c.attrs), b, out_channels)};
+  }
+  Tensor y = call1(c.op, {into_channels(batching::mapped_input(c, 0)), merge_axes(w, 0)}, times_groups(c.attrs, b));
+  return {out_of_channels(y, b, out_channels)};
+}
+
+// conv_weight_grad(x [N, C, ...], g [N, O, ...]) -> [O, C/groups, *kernel].
+std::vector<Tensor> batch_weight_grad(const BatchContext& c) {
+  const Tensor &x = c.inputs[0], &g = c.inputs[1];
+  int64_t b = c.size;
+  if (c.attrs.get<int64_t>("groups") == 1 && !c.batched[1])  // b sets of input channels
+    return {transpose(split_axis(call1(c.op, {into_channels(x), g}, c.attrs), 1, b, x.shape(2)), 0, 1)};
+  if (c.attrs.get<int64_t>("groups") == 1 && !c.batched[0])  // b sets of output channels
+    return {split_axis(call1(c.op, {x, into_channels(g)}, c.attrs), 0, b, g.shape(2))};
+  Tensor gm = batching::mapped_input(c, 1);
+  Tensor dw = call1(c.op, {into_channels(batching::mapped_input(c, 0)), into_channels(gm)}, times_groups(c.attrs, b));
+  return {split_axis(dw, 0, b, gm.shape(2))};
+}
+
 SPIRE_DEFINE_OP({
     .name = "conv",
     .num_inputs = 2,
@@ -215,6 +272,8 @@ SPIRE_DEFINE_OP({
       return {sum_defined(dx.defined() ? conv_p(dx, c.inputs[1], c.attrs) : Tensor(),
                           dw.defined() ? conv_p(c.inputs[0], dw, c.attrs) : Tensor())};
     },
+    .taylor = jets::bilinear,
+    .batch = batch_conv_like,
     .samples = conv_samples,
 });
 
@@ -237,6 +296,8 @@ SPIRE_DEFINE_OP({
       return {sum_defined(dy.defined() ? conv_transpose_p(dy, c.inputs[1], a, op) : Tensor(),
                           dw.defined() ? conv_transpose_p(c.inputs[0], dw, a, op) : Tensor())};
     },
+    .taylor = jets::bilinear,
+    .batch = batch_conv_like,
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({2, 4, 4}, -1, 1, 11), sample({4, 3, 3}, -1, 1, 12)},
@@ -271,6 +332,8 @@ SPIRE_DEFINE_OP({
       return {sum_defined(dx.defined() ? conv_weight_grad_p(dx, c.inputs[1], a, k) : Tensor(),
                           dg.defined() ? conv_weight_grad_p(c.inputs[0], dg, a, k) : Tensor())};
     },
+    .taylor = jets::bilinear,
+    .batch = batch_weight_grad,
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({2, 4, 7}, -1, 1, 21), sample({2, 6, 4}, -1, 1, 22)},

@@ -2,6 +2,8 @@
 // on the last two axes, batched (with broadcasting) over the leading ones. Reverse rules follow
 // Giles 2008, "Collected matrix derivative results for forward and reverse mode AD"; the Cholesky
 // rule is Murray 2016 / PyTorch's. All rules are written with these same ops, so they nest.
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/linalg.h"
 #include "engine/ops/reduce.h"
@@ -62,6 +64,53 @@ Tensor sample_regular(const Shape& shape, uint64_t seed, DType dtype = DType::Fl
   return add(sample(shape, -1, 1, seed, dtype), mul(eye(n, dtype), double(n) + 1.0));
 }
 
+// --- Taylor rules ---------------------------------------------------------------------------------
+// Linear systems A(t) X(t) = B(t) order by order: A0 X_k = B_k - sum_{j=1}^k A_j X_{k-j}, each
+// solved with the op itself at A0. `coef(A_j)` is the part of A_j the op reads (a triangle).
+using jets::Jet;
+using MatrixFn = std::function<Tensor(const Tensor&)>;
+Jet system_series(const Jet& a, const Jet& b, const Tensor& x0, const MatrixFn& solve0, const MatrixFn& coef = {}) {
+  Jet m = a;
+  if (coef)
+    for (size_t j = 1; j < m.size(); ++j)
+      if (m[j].defined()) m[j] = coef(m[j]);
+  Jet x = jets::constant_jet(x0, jets::order(a));
+  auto mm = [](const Tensor& p, const Tensor& q) { return matmul(p, q); };
+  for (int k = 1; k <= jets::order(a); ++k) {
+    Tensor rhs = jets::sub(b[k], jets::cauchy(m, x, k, 1, k, mm));
+    x[k] = rhs.defined() ? expand_to(solve0(rhs), x0.shape()) : Tensor();
+  }
+  return x;
+}
+
+// Inverse: A X = I, so X_k = -X0 sum_{j=1}^k A_j X_{k-j}.
+Jet inverse_series(const Jet& a, const Tensor& x0) {
+  Jet x = jets::constant_jet(x0, jets::order(a));
+  auto mm = [](const Tensor& p, const Tensor& q) { return matmul(p, q); };
+  for (int k = 1; k <= jets::order(a); ++k) {
+    Tensor s = jets::cauchy(a, x, k, 1, k, mm);
+    x[k] = s.defined() ? neg(matmul(x0, s)) : Tensor();
+  }
+  return x;
+}
+
+// det: z' = z tr(A^-1 A'). With W the series of A^-1 and D that of A' (D_i = (i+1) A_{i+1}), the
+// series of g = tr(W D) has g_i = sum_j tr(W_j D_{i-j}), and z' = z g gives
+// z_k = (1/k) sum_{i=0}^{k-1} g_i z_{k-1-i}.
+std::vector<Series> det_taylor(const TaylorContext& c) {
+  Jet a = jets::input(c, 0);
+  int K = c.order;
+  Jet w = inverse_series(Jet(a.begin(), a.end() - 1), inverse(a[0]));
+  Jet d(K);
+  for (int i = 0; i < K; ++i) d[i] = jets::scale(a[i + 1], double(i + 1));
+  auto trace_of_product = [](const Tensor& p, const Tensor& q) { return sum(mul(mT(p), q), {-2, -1}); };
+  Jet g(K);
+  for (int i = 0; i < K; ++i) g[i] = jets::cauchy(w, d, i, 0, i, trace_of_product);
+  Jet z = jets::constant_jet(c.outputs[0], K);
+  for (int k = 1; k <= K; ++k) z[k] = jets::scale(jets::cauchy(g, z, k - 1, 0, k - 1), 1.0 / k);
+  return {jets::tail(z)};
+}
+
 SPIRE_DEFINE_OP({
     .name = "solve",
     .num_inputs = 2,
@@ -78,8 +127,15 @@ SPIRE_DEFINE_OP({
       Tensor rhs = c.tangents[1];
       if (c.tangents[0].defined()) rhs = plus(rhs, neg(matmul(c.tangents[0], c.outputs[0])));
       if (!rhs.defined()) return {Tensor()};
-      return {expand_to(solve(c.inputs[0], rhs), c.outputs[0].shape())};
+      // The primitive, not the public solve, which could read a lower-rank rhs as a batch of vectors.
+      return {expand_to(call1(c.op, {c.inputs[0], rhs}), c.outputs[0].shape())};
     },
+    .taylor = [](const TaylorContext& c) -> std::vector<Series> {
+      const Tensor& a0 = c.inputs[0];
+      auto solve0 = [&](const Tensor& rhs) { return call1(c.op, {a0, rhs}); };
+      return {jets::tail(system_series(jets::input(c, 0), jets::input(c, 1), c.outputs[0], solve0))};
+    },
+    .batch = batching::batch_elementwise,  // leading axes broadcast: the mapped one lines up first
     .samples = [] {
       return std::vector<OpSample>{
           {{sample_regular({3, 3}, 1), sample({3, 2}, -1, 1, 2)}, {}, "one system"},
@@ -101,6 +157,8 @@ SPIRE_DEFINE_OP({
       const Tensor& x = c.outputs[0];
       return {neg(matmul(matmul(x, c.tangents[0]), x))};
     },
+    .taylor = jets::unary(inverse_series),
+    .batch = batching::batch_elementwise,
     .samples = [] {
       return std::vector<OpSample>{
           {{sample_regular({3, 3}, 1)}, {}, "3x3"},
@@ -127,6 +185,8 @@ SPIRE_DEFINE_OP({
       Tensor tr = sum(mul(mT(inverse(c.inputs[0])), c.tangents[0]), {-2, -1});
       return {mul(c.outputs[0], tr)};
     },
+    .taylor = det_taylor,
+    .batch = batching::batch_elementwise,
     .samples = [] {
       return std::vector<OpSample>{
           {{add(sample({3, 3}, -1, 1, 1), eye(3, DType::Float64))}, {}, "3x3"},
@@ -157,6 +217,21 @@ SPIRE_DEFINE_OP({
       Tensor z = triangular_solve(l, mH(triangular_solve(l, ds, true)), true);
       return {matmul(l, mul(z, triangle_mask(l.shape(-1), true, 0.5, l.dtype())))};
     },
+    // L L^H = S order by order: L0 L_k^H + L_k L0^H = A_k - sum_{j=1}^{k-1} L_j L_{k-j}^H, which is
+    // the forward rule's equation with the right-hand side as the tangent (the sum is Hermitian, so
+    // the rule's Hermitian part leaves it as it is).
+    .taylor = [](const TaylorContext& c) -> std::vector<Series> {
+      Jet a = jets::input(c, 0);
+      Jet l = jets::constant_jet(c.outputs[0], c.order);
+      auto outer = [](const Tensor& p, const Tensor& q) { return matmul(p, mH(q)); };
+      for (int k = 1; k <= c.order; ++k) {
+        Tensor rhs = jets::sub(a[k], jets::cauchy(l, l, k, 1, k - 1, outer));
+        if (!rhs.defined()) continue;
+        l[k] = c.op.jvp(JvpContext{c.op, c.attrs, c.inputs, c.outputs, {rhs}})[0];
+      }
+      return {jets::tail(l)};
+    },
+    .batch = batching::batch_elementwise,
     .samples = [] {
       return std::vector<OpSample>{
           {{rules_sample_spd({}, 3, 1)}, {}, "3x3"},
@@ -195,8 +270,18 @@ SPIRE_DEFINE_OP({
         rhs = plus(rhs, neg(matmul(dm, c.outputs[0])));
       }
       if (!rhs.defined()) return {Tensor()};
-      return {expand_to(triangular_solve(m, rhs, low), c.outputs[0].shape())};
+      return {expand_to(call1(c.op, {m, rhs}, Attrs{{"lower", low}, {"transpose_a", false}}), c.outputs[0].shape())};
     },
+    .taylor = [](const TaylorContext& c) -> std::vector<Series> {
+      bool transpose = c.attrs.get<bool>("transpose_a");
+      bool low = c.attrs.get<bool>("lower") != transpose;
+      const Tensor& a0 = c.inputs[0];
+      Tensor mask = triangle_mask(a0.shape(-1), low, 1.0, a0.dtype());
+      auto op_of = [&](const Tensor& a) { return mul(transpose ? mT(a) : a, mask); };
+      auto solve0 = [&](const Tensor& rhs) { return call1(c.op, {a0, rhs}, c.attrs); };
+      return {jets::tail(system_series(jets::input(c, 0), jets::input(c, 1), c.outputs[0], solve0, op_of))};
+    },
+    .batch = batching::batch_elementwise,
     .samples = [] {
       auto attrs = [](bool lower, bool transpose) { return Attrs{{"lower", lower}, {"transpose_a", transpose}}; };
       return std::vector<OpSample>{

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "engine/autodiff/series.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
 
@@ -55,6 +56,10 @@ SPIRE_DEFINE_OP({
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       if (!c.tangents[0].defined()) return {Tensor()};
       return {to(c.tangents[0], c.attrs.get<std::string>("device"))};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {to(c.inputs[0], c.attrs.get<std::string>("device"))};
     },
     .nondiff_inputs = {},
     // Only the CPU is sure to exist where the registry test runs; tests/cuda covers the GPU.

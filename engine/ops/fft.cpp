@@ -12,6 +12,8 @@
 // composed around the unnormalised primitive by the public dct/idct.
 #include <cmath>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/fft.h"
 #include "engine/ops/reduce.h"
@@ -79,6 +81,13 @@ void check_axes(const char* op, const Tensor& x, const Ints& axes) {
     SPIRE_CHECK(a >= 0 && a < x.dim(), ShapeError, op, ": axis ", a, " out of range for ", shape_str(x.shape()));
 }
 
+// The batching rule of the transforms over an "axes" attribute.
+std::vector<Tensor> shifted_axes(const BatchContext& c) {
+  Attrs a = c.attrs;
+  a.set("axes", batching::shift_axes(a.get<Ints>("axes")));
+  return {call1(c.op, {c.inputs[0]}, a)};
+}
+
 SPIRE_DEFINE_OP({
     .name = "fftn",
     .infer = [](auto& in, const Attrs& a) -> std::vector<TensorMeta> {
@@ -97,6 +106,8 @@ SPIRE_DEFINE_OP({
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {call1(c.op, {c.tangents[0]}, c.attrs)};
     },
+    .taylor = jets::linear,
+    .batch = shifted_axes,
     .samples = [] {
       auto z = [](Shape s, uint64_t seed) { return sample(s, -1, 1, seed, DType::Complex128); };
       return std::vector<OpSample>{
@@ -131,6 +142,8 @@ SPIRE_DEFINE_OP({
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {call1(c.op, {c.tangents[0]}, c.attrs)};
     },
+    .taylor = jets::linear,
+    .batch = shifted_axes,
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({4, 6}, -1, 1, 4)}, {{"axes", Ints{0, 1}}, {"norm", std::string("backward")}}, "2d even"},
@@ -165,6 +178,8 @@ SPIRE_DEFINE_OP({
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {call1(c.op, {c.tangents[0]}, c.attrs)};
     },
+    .taylor = jets::linear,
+    .batch = shifted_axes,
     .samples = [] {
       auto z = [](Shape s, uint64_t seed) { return sample(s, -1, 1, seed, DType::Complex128); };
       return std::vector<OpSample>{
@@ -208,6 +223,12 @@ SPIRE_DEFINE_OP({
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {call1(c.op, {c.tangents[0]}, c.attrs)};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      Attrs a = c.attrs;
+      a.set("axis", a.get<int64_t>("axis") + 1);
+      return {call1(c.op, {c.inputs[0]}, a)};
     },
     .samples = [] {
       return std::vector<OpSample>{

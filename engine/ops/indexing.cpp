@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/device.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
@@ -160,6 +162,26 @@ Tensor scatter_add_raw(const Tensor& x, const Tensor& index, const Tensor& src, 
   return call1(d, {x, index, src}, Attrs{{"axis", axis}});
 }
 
+Tensor move_axis(const Tensor& x, int64_t from, int64_t to) {
+  if (from == to) return x;
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < x.dim(); ++i)
+    if (i != from) perm.push_back(i);
+  perm.insert(perm.begin() + to, from);
+  return permute(x, perm);
+}
+
+// A mapped packed index [n, k, B...] as the packed index [k+1, n, B...] whose first component is
+// the batch position: it indexes x with its mapped axis moved next to the indexed axes, so each
+// batch entry takes from its own slice in one call.
+Tensor with_batch_component(const Tensor& packed, int64_t n) {
+  Tensor moved = move_axis(packed, 0, 1);
+  Shape b(moved.shape().begin() + 1, moved.shape().end()), column(b.size(), 1);
+  column[0] = n;
+  Tensor position = expand(reshape(to(arange(0, double(n), 1, packed.dtype()), packed.device()), column), b);
+  return concat({unsqueeze(position, 0), moved}, 0);
+}
+
 // For gather and scatter_add: index has x's rank and x's sizes except along axis.
 void check_along(const char* op, const Tensor& x, const Tensor& index, int64_t axis) {
   require_index_dtype(op, index);
@@ -183,6 +205,15 @@ SPIRE_DEFINE_OP({
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {index_select_raw(c.tangents[0], c.inputs[1], geti(c.attrs, "axis"))};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      int64_t axis = geti(c.attrs, "axis");
+      const Tensor &x = c.inputs[0], &packed = c.inputs[1];
+      if (!c.batched[1]) return {index_select_raw(x, packed, axis + 1)};
+      // The index's batch axis lands at `axis` of the result, in place of the indexed axes.
+      if (!c.batched[0]) return {move_axis(index_select_raw(x, move_axis(packed, 0, 1), axis), axis, 0)};
+      return {move_axis(index_select_raw(move_axis(x, 0, axis), with_batch_component(packed, c.size), axis), axis, 0)};
     },
     .nondiff_inputs = {1},
     .samples = [] {
@@ -223,6 +254,14 @@ SPIRE_DEFINE_OP({
       Tensor base = c.tangents[0].defined() ? c.tangents[0] : zeros_like(c.inputs[0]);
       return {index_add_raw(base, c.inputs[1], c.tangents[2], geti(c.attrs, "axis"))};
     },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      int64_t axis = geti(c.attrs, "axis");
+      Tensor x = batching::mapped_input(c, 0), src = batching::mapped_input(c, 2);
+      if (!c.batched[1]) return {index_add_raw(x, c.inputs[1], src, axis + 1)};
+      Tensor packed = with_batch_component(c.inputs[1], c.size);
+      return {move_axis(index_add_raw(move_axis(x, 0, axis), packed, move_axis(src, 0, axis), axis), axis, 0)};
+    },
     .nondiff_inputs = {1},
     .samples = [] {
       return std::vector<OpSample>{
@@ -251,6 +290,11 @@ SPIRE_DEFINE_OP({
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {gather_raw(c.tangents[0], c.inputs[1], geti(c.attrs, "axis"))};
+    },
+    .taylor = jets::linear,
+    // Broadcast inputs are views, so an unmapped x or index is not copied.
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {gather_raw(batching::mapped_input(c, 0), batching::mapped_input(c, 1), geti(c.attrs, "axis") + 1)};
     },
     .nondiff_inputs = {1},
     .samples = [] {
@@ -288,6 +332,11 @@ SPIRE_DEFINE_OP({
       Tensor base = c.tangents[0].defined() ? c.tangents[0] : zeros_like(c.inputs[0]);
       return {scatter_add_raw(base, c.inputs[1], c.tangents[2], geti(c.attrs, "axis"))};
     },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {scatter_add_raw(batching::mapped_input(c, 0), batching::mapped_input(c, 1),
+                              batching::mapped_input(c, 2), geti(c.attrs, "axis") + 1)};
+    },
     .nondiff_inputs = {1},
     .samples = [] {
       return std::vector<OpSample>{
@@ -311,6 +360,7 @@ SPIRE_DEFINE_OP({
       s.push_back(n);
       return {{s, a.template get<DType>("dtype")}};
     },
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> { return call(c.op, c.inputs, c.attrs); },
     .differentiable = false,
     .samples = [] {
       return std::vector<OpSample>{{{from_vector<int64_t>({0, 4, -1, 2}, {2, 2})},
@@ -350,6 +400,8 @@ int64_t count_nonzero(const Tensor& input) {
   return count;
 }
 
+// No batching rule: the count differs between batch entries, so vmap runs it once per entry (and
+// the results stack only where the counts agree).
 SPIRE_DEFINE_OP({
     .name = "nonzero",
     .infer = [](auto& in, const Attrs&) -> std::vector<TensorMeta> {
@@ -463,6 +515,8 @@ Tensor one_hot(const Tensor& index, int64_t num_classes, DType dtype) {
   static const OpDef& d = op_def("one_hot");
   require_index_dtype("one_hot", index);
   if (num_classes == -1) {
+    SPIRE_CHECK(!index.impl()->batched, ValueError,
+                "one_hot: num_classes=-1 reads the indices, which a tensor inside vmap cannot give; pass num_classes");
     SPIRE_CHECK(index.numel() > 0, ValueError, "one_hot: num_classes=-1 needs a nonempty index to infer it from");
     auto [lo, hi] = min_max(on_host(index));
     SPIRE_CHECK(lo >= 0, ValueError, "one_hot: with num_classes=-1 indices must be >= 0, got ", lo);

@@ -3,6 +3,8 @@
 // their reverse is the scatter-add of the gather).
 #include <algorithm>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
@@ -50,6 +52,12 @@ SPIRE_DEFINE_OP({
         parts.push_back(c.tangents[i].defined() ? c.tangents[i] : zeros_like(c.inputs[i]));
       return {concat_raw(parts, c.attrs.get<int64_t>("axis"))};
     },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      std::vector<Tensor> parts;
+      for (size_t i = 0; i < c.inputs.size(); ++i) parts.push_back(batching::mapped_input(c, i));
+      return {concat_raw(parts, c.attrs.get<int64_t>("axis") + 1)};
+    },
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({2, 3}, -1, 1, 1), sample({4, 3}, -1, 1, 2)}, {{"axis", int64_t(0)}}, "axis 0"},
@@ -81,6 +89,12 @@ SPIRE_DEFINE_OP({
     // The fill value is a constant: tangents are padded with zeros.
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {pad_raw(c.tangents[0], c.attrs.get<std::vector<int64_t>>("pads"), Scalar(0.0))};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      std::vector<int64_t> pads{0, 0};
+      for (int64_t p : c.attrs.get<std::vector<int64_t>>("pads")) pads.push_back(p);
+      return {pad_raw(c.inputs[0], pads, c.attrs.get<Scalar>("value"))};
     },
     .samples = [] {
       return std::vector<OpSample>{

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/reduce_internal.h"
@@ -44,6 +46,54 @@ Tensor product_of_others(const Tensor& x, const Axes& axes) {
   return permute(reshape(others, xp.shape()), inverse);
 }
 
+// The series of a product by a tree of pairwise products of jets (reduced elements side by side in
+// the last axis, halved at each level): no division, so zeros in x need no special care.
+std::vector<Series> prod_taylor(const TaylorContext& c) {
+  const Axes& axes = c.attrs.get<Axes>("axes");
+  const Shape& shape = c.inputs[0].shape();
+  int64_t n = detail::reduced_count(shape, axes);
+  if (n == 0) return {};  // the empty product is the constant 1
+  std::vector<int64_t> perm;
+  Shape flat;
+  for (int64_t i = 0; i < int64_t(shape.size()); ++i)
+    if (!std::binary_search(axes.begin(), axes.end(), i)) {
+      perm.push_back(i);
+      flat.push_back(shape[i]);
+    }
+  perm.insert(perm.end(), axes.begin(), axes.end());
+  flat.push_back(n);
+  int64_t last = int64_t(flat.size()) - 1;
+  jets::Jet x = jets::input(c, 0);
+  for (auto& t : x)
+    if (t.defined()) t = reshape(permute(t, perm), flat);
+  for (; n > 1; n = (n + 1) / 2) {
+    if (n % 2)  // one more factor: 1 in the value, 0 in the higher coefficients
+      for (size_t k = 0; k < x.size(); ++k)
+        if (x[k].defined()) x[k] = pad(x[k], {{0, 1}}, PadMode::Constant, k == 0 ? 1.0 : 0.0);
+    int64_t h = (n + 1) / 2;
+    jets::Jet lo(x.size()), hi(x.size());
+    for (size_t k = 0; k < x.size(); ++k)
+      if (x[k].defined()) {
+        lo[k] = slice(x[k], last, 0, h);
+        hi[k] = slice(x[k], last, h, 2 * h);
+      }
+    x = jets::mul(lo, hi, mul(lo[0], hi[0]));
+  }
+  Shape out = reduced_shape(shape, axes, c.attrs.get<bool>("keepdims"));
+  Series z = jets::tail(x);
+  for (auto& t : z)
+    if (t.defined()) t = reshape(t, out);
+  return {z};
+}
+
+// Reductions over `axes` (or one `axis`) batch by reducing the same axes one further in.
+std::vector<Tensor> batch_reduction(const BatchContext& c) {
+  Attrs a = c.attrs;
+  if (a.has("axes")) a.set("axes", batching::shift_axes(c.attrs.get<Axes>("axes")));
+  else a.set("axis", c.attrs.get<int64_t>("axis") + 1);
+  return call(c.op, {c.inputs[0]}, a);
+}
+
 SPIRE_DEFINE_OP({
     .name = "prod",
     .infer = [](auto& in, const Attrs& a) { return infer_reduction("prod", in, a, false); },
@@ -57,6 +107,8 @@ SPIRE_DEFINE_OP({
       const Axes& axes = c.attrs.get<Axes>("axes");
       return {sum(mul(c.tangents[0], product_of_others(c.inputs[0], axes)), axes, c.attrs.get<bool>("keepdims"))};
     },
+    .taylor = prod_taylor,
+    .batch = batch_reduction,
     // Away from zero: the second-order rule goes through cumprod's, which divides by the input.
     .samples = [] {
       return std::vector<OpSample>{
@@ -91,6 +143,8 @@ OpDef extreme_op(const char* name) {
         bool keep = c.attrs.get<bool>("keepdims");
         return {sum(mul(c.tangents[0], extreme_weights(c.inputs[0], c.outputs[0], axes, keep)), axes, keep)};
       },
+      .taylor = jets::linear,  // locally linear away from ties
+      .batch = batch_reduction,
       // rules::sample draws distinct values, so there are no ties.
       .samples = [] {
         return std::vector<OpSample>{
@@ -113,6 +167,7 @@ OpDef arg_extreme_op(const char* name) {
         return {{reduced_shape(in[0].shape(), {a.template get<int64_t>("axis")}, a.template get<bool>("keepdims")),
                  DType::Int64}};
       },
+      .batch = batch_reduction,
       .differentiable = false,
       .samples = [] {
         return std::vector<OpSample>{

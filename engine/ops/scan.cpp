@@ -2,6 +2,8 @@
 // elements before i only) and `reverse` (fold from the end) so that their reverse rules are scans
 // of the same kind, with no flips or pads: the reverse of an inclusive forward scan is an inclusive
 // reverse scan of the gradient.
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
@@ -30,6 +32,22 @@ std::vector<OpSample> scan_samples(double lo, double hi) {
   };
 }
 
+std::vector<Tensor> batch_scan(const BatchContext& c) {
+  Attrs a = c.attrs;
+  a.set("axis", c.attrs.get<int64_t>("axis") + 1);
+  return call(c.op, {c.inputs[0]}, a);
+}
+
+// z' = z cumsum(x' / x) along the scan: the series of log x (its value is never needed), scanned
+// coefficient by coefficient, then exponentiated. Like the rules above it needs x != 0.
+std::vector<Series> cumprod_taylor(const TaylorContext& c) {
+  ScanAttrs s(c.attrs);
+  jets::Jet log_x = jets::log(jets::input(c, 0), Tensor());
+  for (size_t k = 1; k < log_x.size(); ++k)
+    if (log_x[k].defined()) log_x[k] = cumsum(log_x[k], s.axis, s.exclusive, s.reverse);
+  return {jets::tail(jets::exp(log_x, c.outputs[0]))};
+}
+
 SPIRE_DEFINE_OP({
     .name = "cumsum",
     .infer = same_as_input,
@@ -41,6 +59,8 @@ SPIRE_DEFINE_OP({
       ScanAttrs s(c.attrs);
       return {cumsum(c.tangents[0], s.axis, s.exclusive, s.reverse)};
     },
+    .taylor = jets::linear,
+    .batch = batch_scan,
     .samples = [] { return scan_samples(-1, 1); },
 });
 
@@ -58,6 +78,8 @@ SPIRE_DEFINE_OP({
       ScanAttrs s(c.attrs);
       return {mul(c.outputs[0], cumsum(div(c.tangents[0], c.inputs[0]), s.axis, s.exclusive, s.reverse))};
     },
+    .taylor = cumprod_taylor,
+    .batch = batch_scan,
     .samples = [] { return scan_samples(0.5, 1.5); },
 });
 

@@ -3,6 +3,8 @@
 // (flip, tril, triu) or cut it into views (roll, split, chunk).
 #include <algorithm>
 
+#include "engine/autodiff/series.h"
+#include "engine/autodiff/vmap.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
@@ -44,6 +46,16 @@ Tensor diagonal_backward_raw(const Tensor& g, const Shape& shape, const Attrs& a
   return call1(d, {g}, with_shape(diagonal_attrs(a), shape));
 }
 
+// Attributes `a` with the integer attributes `keys` moved past the mapped axis of a batching rule.
+Attrs shifted(Attrs a, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) a.set(k, geti(a, k) + 1);
+  return a;
+}
+Shape with_batch(Shape s, int64_t n) {
+  s.insert(s.begin(), n);
+  return s;
+}
+
 Shape without_axis(Shape s, int64_t axis) {
   s.erase(s.begin() + axis);
   return s;
@@ -61,6 +73,10 @@ SPIRE_DEFINE_OP({
       return {slice_backward_raw(c.grads[0], c.inputs[0].shape(), c.attrs)};
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {slice_raw(c.tangents[0], c.attrs)}; },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {slice_raw(c.inputs[0], shifted(slice_attrs(c.attrs), {"axis"}))};
+    },
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({4, 5})}, slice_attrs(1, 1, 2, 2), "x[:, 1:5:2]"},
@@ -79,6 +95,11 @@ SPIRE_DEFINE_OP({
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {slice_raw(c.grads[0], c.attrs)}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {slice_backward_raw(c.tangents[0], c.attrs.get<Shape>("shape"), c.attrs)};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {slice_backward_raw(c.inputs[0], with_batch(c.attrs.get<Shape>("shape"), c.size),
+                                 shifted(slice_attrs(c.attrs), {"axis"}))};
     },
     .samples = [] {
       return std::vector<OpSample>{
@@ -108,6 +129,10 @@ SPIRE_DEFINE_OP({
       static const OpDef& d = op_def("select");
       return {call1(d, {c.tangents[0]}, c.attrs)};
     },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {call1(c.op, {c.inputs[0]}, shifted(c.attrs, {"axis"}))};
+    },
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({3, 4})}, {{"axis", int64_t(1)}, {"index", int64_t(2)}}, "x[:, 2]"},
@@ -126,6 +151,11 @@ SPIRE_DEFINE_OP({
       return {diagonal_backward_raw(c.grads[0], c.inputs[0].shape(), c.attrs)};
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {diagonal_raw(c.tangents[0], c.attrs)}; },
+    .taylor = jets::linear,
+    // The mapped axis is never one of the two, so it stays first.
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {diagonal_raw(c.inputs[0], shifted(diagonal_attrs(c.attrs), {"axis1", "axis2"}))};
+    },
     .samples = [] {
       auto at = [](int64_t k, int64_t a1, int64_t a2) {
         return Attrs{{"offset", k}, {"axis1", a1}, {"axis2", a2}};
@@ -146,6 +176,11 @@ SPIRE_DEFINE_OP({
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {diagonal_backward_raw(c.tangents[0], c.attrs.get<Shape>("shape"), c.attrs)};
     },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {diagonal_backward_raw(c.inputs[0], with_batch(c.attrs.get<Shape>("shape"), c.size),
+                                    shifted(diagonal_attrs(c.attrs), {"axis1", "axis2"}))};
+    },
     .samples = [] {
       return std::vector<OpSample>{{{sample({3})}, Attrs{{"offset", int64_t(1)}, {"axis1", int64_t(0)},
                                                           {"axis2", int64_t(1)}, {"shape", Shape{3, 4}}},
@@ -159,12 +194,16 @@ std::vector<OpSample> triangle_samples() {
           {{sample({2, 3, 3})}, {{"k", int64_t(-1)}}, "batched k -1"},
           {{sample({4, 3}, -1, 1, 2, DType::Complex128)}, {{"k", int64_t(1)}}, "complex k 1"}};
 }
+// They act on the last two axes, so the mapped axis in front is just one more batch axis.
+std::vector<Tensor> last_two_axes(const BatchContext& c) { return call(c.op, c.inputs, c.attrs); }
 
 SPIRE_DEFINE_OP({
     .name = "tril",
     .infer = same_as_input,
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {tril(c.grads[0], geti(c.attrs, "k"))}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {tril(c.tangents[0], geti(c.attrs, "k"))}; },
+    .taylor = jets::linear,
+    .batch = last_two_axes,
     .samples = triangle_samples,
 });
 
@@ -173,6 +212,8 @@ SPIRE_DEFINE_OP({
     .infer = same_as_input,
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {triu(c.grads[0], geti(c.attrs, "k"))}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {triu(c.tangents[0], geti(c.attrs, "k"))}; },
+    .taylor = jets::linear,
+    .batch = last_two_axes,
     .samples = triangle_samples,
 });
 
@@ -185,6 +226,10 @@ SPIRE_DEFINE_OP({
     },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {flip(c.tangents[0], c.attrs.get<std::vector<int64_t>>("axes"))};
+    },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      return {flip(c.inputs[0], batching::shift_axes(c.attrs.get<std::vector<int64_t>>("axes")))};
     },
     .samples = [] {
       return std::vector<OpSample>{

@@ -140,6 +140,12 @@ SPIRE_DEFINE_OP({
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> {
       return {permute(c.tangents[0], c.attrs.get<std::vector<int64_t>>("perm"))};
     },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      std::vector<int64_t> p{0};
+      for (int64_t a : c.attrs.get<std::vector<int64_t>>("perm")) p.push_back(a + 1);
+      return {permute(c.inputs[0], p)};
+    },
     .samples = [] {
       return std::vector<OpSample>{{{sample({2, 3, 4})}, {{"perm", std::vector<int64_t>{2, 0, 1}}}, "3d"}};
     },
@@ -150,6 +156,8 @@ SPIRE_DEFINE_OP({
     .infer = same_as_input,
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {c.grads[0]}; },
     .jvp = [](const JvpContext& c) -> std::vector<Tensor> { return {c.tangents[0]}; },
+    .taylor = jets::linear,
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> { return {copy(c.inputs[0])}; },
     .samples = [] { return std::vector<OpSample>{{{permute(sample({2, 3}), {1, 0})}, {}, "transposed"}}; },
 });
 

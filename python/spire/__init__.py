@@ -3,7 +3,9 @@
 ``import spire`` gives tensors that share memory with NumPy (``np.asarray(t)``,
 ``spire.from_numpy(a)``) and speak DLPack, NumPy-style ops and indexing, reverse and forward mode
 autodiff (``t.backward()``, ``spire.autograd.grad``) and JAX-style functional transforms over
-pytrees (``spire.grad``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian``, ``hvp``).
+pytrees (``spire.grad``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian``, ``hvp``), Taylor
+mode and batching (``spire.jet``, ``spire.vmap``) and differential operators of point functions
+(``spire.laplacian``, ``hessian_diag``, ``input_grad``, ``divergence``, ``curl``, ``derivative``).
 """
 
 from . import _C
@@ -27,7 +29,10 @@ from ._pytree import tree_flatten, tree_unflatten, tree_map, tree_leaves, tree_s
 from ._pytree import register_pytree_node  # noqa: E402,F401
 from ._tensor import from_dlpack  # noqa: E402,F401
 from ._transforms import grad, value_and_grad, vjp, jvp, jacrev, jacfwd, hessian, hvp  # noqa: E402,F401
+from ._taylor import (jet, vmap, laplacian, hessian_diag, input_grad, divergence, curl,  # noqa: E402,F401
+                      derivative)
 from . import autograd, cuda, fft, forward_ad, linalg, random  # noqa: E402,F401
+from . import optim  # noqa: E402,F401
 
 bool = _C.bool  # noqa: A001  (spire.bool, as torch.bool and np.bool; builtins stay untouched)
 newaxis = None

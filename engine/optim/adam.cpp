@@ -1,0 +1,62 @@
+#include "engine/optim/adam.h"
+
+#include <cmath>
+
+#include "engine/autodiff/mode.h"
+#include "engine/ops/elementwise.h"
+
+namespace spire::optim {
+
+Adam::Adam(Tensors params, AdamOptions options) : Adam(std::move(params), options, false, "Adam") {}
+
+Adam::Adam(Tensors params, AdamOptions o, bool decoupled, const char* optimizer)
+    : Optimizer(std::move(params), optimizer), options_(o), decoupled_(decoupled), state_(params_.size()) {
+  check_option(o.lr >= 0, optimizer, "lr", o.lr, ">= 0");
+  check_option(o.eps >= 0, optimizer, "eps", o.eps, ">= 0");
+  check_option(o.beta1 >= 0 && o.beta1 < 1, optimizer, "beta1 (betas[0])", o.beta1, "in [0, 1)");
+  check_option(o.beta2 >= 0 && o.beta2 < 1, optimizer, "beta2 (betas[1])", o.beta2, "in [0, 1)");
+  check_option(o.weight_decay >= 0, optimizer, "weight_decay", o.weight_decay, ">= 0");
+}
+
+AdamW::AdamW(Tensors params, AdamOptions options) : Adam(std::move(params), options, true, "AdamW") {}
+
+void Adam::set_lr(double lr) {
+  check_option(lr >= 0, name_, "lr", lr, ">= 0");
+  options_.lr = lr;
+}
+
+Tensor Adam::step(const Closure& closure) {
+  Tensor loss = closure ? evaluate(closure) : Tensor();
+  NoGradGuard no_grad;
+  const AdamOptions& o = options_;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor& p = params_[i];
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    if (o.maximize) g = neg(g);
+    State& s = state_[i];
+    if (s.step++ == 0) {
+      s.m = zeros_like(p);
+      s.v = zeros_like(p);
+      if (o.amsgrad) s.v_max = zeros_like(p);
+    }
+    Tensor q = p;
+    if (o.weight_decay != 0) {
+      if (decoupled_) q = mul(p, 1 - o.lr * o.weight_decay);
+      else g = add(g, mul(p, o.weight_decay));
+    }
+    s.m = add(mul(s.m, o.beta1), mul(g, 1 - o.beta1));
+    s.v = add(mul(s.v, o.beta2), mul(square(g), 1 - o.beta2));
+    Tensor v = s.v;
+    if (o.amsgrad) v = s.v_max = maximum(s.v_max, s.v);
+    double t = double(s.step);
+    double step_size = o.lr / (1 - std::pow(o.beta1, t));
+    double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, t));
+    Tensor denom = add(div(sqrt(v), bias_correction2_sqrt), o.eps);
+    p.set_data(sub(q, mul(div(s.m, denom), step_size)));
+  }
+  ++step_count_;
+  return loss;
+}
+
+}  // namespace spire::optim

@@ -1,0 +1,447 @@
+// Optimizers: each update against PyTorch's formulas written out by hand in plain doubles, the
+// convergence of L-BFGS (to 1e-8) and of the first-order methods on problems with known minima, and
+// the errors for bad options and parameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "engine/autodiff/mode.h"
+#include "engine/ops/elementwise.h"
+#include "engine/ops/linalg.h"
+#include "engine/ops/reduce.h"
+#include "engine/ops/shape.h"
+#include "engine/optim/adam.h"
+#include "engine/optim/lbfgs.h"
+#include "engine/optim/sgd.h"
+
+using namespace spire;
+using Vec = std::vector<double>;
+
+namespace {
+
+Tensor param(const Vec& v) {
+  Tensor t = from_vector<double>(v, {int64_t(v.size())});
+  t.set_requires_grad();
+  return t;
+}
+
+// f(p) = sum_i a_i p_i^2 / 2 + c_i p_i + p_i^4 / 12: a gradient that is easy to write by hand and
+// not linear in p, so each update formula is exercised away from a fixed point.
+const Vec kA{1.0, 3.0, 0.5}, kC{0.3, -1.0, 2.0};
+Tensor loss_of(const Tensor& p) {
+  Tensor a = from_vector<double>(kA, {3}), c = from_vector<double>(kC, {3});
+  return sum(mul(square(p), a) * 0.5 + mul(p, c) + square(square(p)) / 12.0);
+}
+Vec grad_of(const Vec& p) {
+  Vec g(p.size());
+  for (size_t i = 0; i < p.size(); ++i) g[i] = kA[i] * p[i] + kC[i] + p[i] * p[i] * p[i] / 3;
+  return g;
+}
+
+void backward_loss(optim::Optimizer& opt) {
+  opt.zero_grad();
+  loss_of(opt.params()[0]).backward();
+}
+
+void expect_near(const Tensor& t, const Vec& want, double tol) {
+  Vec got = t.to_vector();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+}
+
+// The reference SGD of torch.optim.SGD (_single_tensor_sgd), on plain doubles.
+Vec reference_sgd(Vec p, const optim::SGDOptions& o, int steps) {
+  Vec buf;
+  for (int s = 0; s < steps; ++s) {
+    Vec g = grad_of(p);
+    for (size_t i = 0; i < p.size(); ++i) {
+      double d = o.maximize ? -g[i] : g[i];
+      d += o.weight_decay * p[i];
+      if (o.momentum != 0) {
+        if (buf.size() < p.size()) buf.push_back(d);
+        else buf[i] = o.momentum * buf[i] + (1 - o.dampening) * d;
+        d = o.nesterov ? d + o.momentum * buf[i] : buf[i];
+      }
+      p[i] -= o.lr * d;
+    }
+  }
+  return p;
+}
+
+// The reference Adam / AdamW of torch.optim (_single_tensor_adam), on plain doubles.
+Vec reference_adam(Vec p, const optim::AdamOptions& o, bool decoupled, int steps) {
+  Vec m(p.size(), 0.0), v(p.size(), 0.0), vmax(p.size(), 0.0);
+  for (int t = 1; t <= steps; ++t) {
+    Vec g = grad_of(p);
+    for (size_t i = 0; i < p.size(); ++i) {
+      double d = o.maximize ? -g[i] : g[i];
+      if (decoupled) p[i] *= 1 - o.lr * o.weight_decay;
+      else d += o.weight_decay * p[i];
+      m[i] = o.beta1 * m[i] + (1 - o.beta1) * d;
+      v[i] = o.beta2 * v[i] + (1 - o.beta2) * d * d;
+      vmax[i] = std::max(vmax[i], v[i]);
+      double vhat = o.amsgrad ? vmax[i] : v[i];
+      double denom = std::sqrt(vhat) / std::sqrt(1 - std::pow(o.beta2, t)) + o.eps;
+      p[i] -= o.lr / (1 - std::pow(o.beta1, t)) * m[i] / denom;
+    }
+  }
+  return p;
+}
+
+template <class Opt, class Options>
+Tensor run(const Vec& p0, Options o, int steps) {
+  Tensor p = param(p0);
+  Opt opt({p}, o);
+  for (int s = 0; s < steps; ++s) {
+    backward_loss(opt);
+    opt.step();
+  }
+  return p;
+}
+
+const Vec kStart{0.8, -1.5, 0.4};
+
+}  // namespace
+
+TEST(Optim, SGDMatchesPyTorchFormulas) {
+  std::vector<optim::SGDOptions> cases{
+      {.lr = 0.1},
+      {.lr = 0.05, .momentum = 0.9},
+      {.lr = 0.05, .momentum = 0.8, .dampening = 0.3, .weight_decay = 0.1},
+      {.lr = 0.05, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true},
+      {.lr = 0.01, .momentum = 0.5, .maximize = true},
+  };
+  for (auto& o : cases) expect_near(run<optim::SGD>(kStart, o, 7), reference_sgd(kStart, o, 7), 1e-14);
+}
+
+TEST(Optim, AdamMatchesPyTorchFormulas) {
+  std::vector<optim::AdamOptions> cases{
+      {.lr = 0.1},
+      {.lr = 0.05, .beta1 = 0.8, .beta2 = 0.99, .eps = 1e-6, .weight_decay = 0.1},
+      {.lr = 0.1, .amsgrad = true},
+      {.lr = 0.02, .maximize = true},
+  };
+  for (auto& o : cases) expect_near(run<optim::Adam>(kStart, o, 9), reference_adam(kStart, o, false, 9), 1e-14);
+}
+
+TEST(Optim, AdamWDecouplesWeightDecay) {
+  std::vector<optim::AdamOptions> cases{
+      optim::AdamW::defaults(),
+      {.lr = 0.1, .weight_decay = 0.3},
+      {.lr = 0.1, .weight_decay = 0.2, .amsgrad = true},
+  };
+  for (auto& o : cases) expect_near(run<optim::AdamW>(kStart, o, 9), reference_adam(kStart, o, true, 9), 1e-14);
+  // With decay, AdamW and Adam differ: the decay bypasses the moment estimates.
+  optim::AdamOptions o{.lr = 0.1, .weight_decay = 0.3};
+  EXPECT_GT(std::abs(run<optim::AdamW>(kStart, o, 3).to_vector()[0] - run<optim::Adam>(kStart, o, 3).to_vector()[0]),
+            1e-4);
+}
+
+TEST(Optim, AdamFirstStepMovesEachCoordinateByLr) {
+  // Bias correction makes the first Adam step lr * sign(g) (up to eps), whatever the gradient scale.
+  Tensor p = param({1.0, -2.0, 3.0});
+  optim::Adam opt({p}, {.lr = 0.01});
+  opt.zero_grad();
+  sum(mul(p, from_vector<double>({0.5, -50.0, 7.0}, {3}))).backward();
+  opt.step();
+  expect_near(p, {1.0 - 0.01, -2.0 + 0.01, 3.0 - 0.01}, 1e-9);
+}
+
+TEST(Optim, UpdatesRebindLeavesWithoutHistory) {
+  Tensor p = param({1.0, 2.0, 3.0});
+  Tensor alias_of_p = p;  // another holder of the same tensor sees the update
+  optim::SGD opt({p}, {.lr = 0.5});
+  backward_loss(opt);
+  opt.step();
+  EXPECT_TRUE(p.is_leaf());
+  EXPECT_TRUE(p.requires_grad());
+  EXPECT_FALSE(p.grad_fn());
+  expect_near(alias_of_p, reference_sgd({1.0, 2.0, 3.0}, {.lr = 0.5}, 1), 1e-15);
+  EXPECT_EQ(opt.step_count(), 1);
+}
+
+TEST(Optim, ParametersWithoutGradientAreSkipped) {
+  Tensor p = param({1.0, 2.0}), q = param({3.0, 4.0});
+  optim::Adam opt({p, q}, {.lr = 0.1});
+  opt.zero_grad();
+  sum(square(p)).backward();
+  opt.step();
+  expect_near(q, {3.0, 4.0}, 0);
+  EXPECT_NE(p.to_vector()[0], 1.0);
+}
+
+TEST(Optim, ZeroGradDropsOrZeroes) {
+  Tensor p = param({1.0, 2.0});
+  optim::SGD opt({p});
+  sum(square(p)).backward();
+  opt.zero_grad(false);
+  ASSERT_TRUE(p.grad().defined());
+  expect_near(p.grad(), {0.0, 0.0}, 0);
+  opt.zero_grad();
+  EXPECT_FALSE(p.grad().defined());
+}
+
+TEST(Optim, ClosureLossIsReturnedAndRecorded) {
+  Tensor p = param({1.0, 2.0});
+  optim::SGD opt({p}, {.lr = 0.1});
+  NoGradGuard no_grad;  // the closure still records: the optimizer turns recording on for it
+  Tensor loss = opt.step([&] {
+    opt.zero_grad();
+    Tensor l = sum(square(p));
+    l.backward();
+    return l;
+  });
+  EXPECT_DOUBLE_EQ(loss.item<double>(), 5.0);
+  expect_near(p, {0.8, 1.6}, 1e-15);
+  EXPECT_FALSE(opt.step().defined());  // no closure: no loss
+}
+
+TEST(Optim, Float32ParametersStayFloat32) {
+  Tensor p = from_vector<float>({1.0f, -1.0f}, {2});
+  p.set_requires_grad();
+  optim::Adam opt({p}, {.lr = 0.1});
+  for (int i = 0; i < 3; ++i) {
+    opt.zero_grad();
+    sum(square(p)).backward();
+    opt.step();
+  }
+  EXPECT_EQ(p.dtype(), DType::Float32);
+  EXPECT_EQ(opt.exp_avg(0).dtype(), DType::Float32);
+  EXPECT_LT(std::abs(p.to_vector()[0]), 1.0);
+}
+
+TEST(Optim, LrCanBeScheduled) {
+  Tensor p = param(kStart);
+  optim::SGD opt({p}, {.lr = 0.1});
+  opt.set_lr(0.25);
+  EXPECT_EQ(opt.lr(), 0.25);
+  backward_loss(opt);
+  opt.step();
+  expect_near(p, reference_sgd(kStart, {.lr = 0.25}, 1), 1e-15);
+  EXPECT_THROW(opt.set_lr(-1), ValueError);
+}
+
+// ---- L-BFGS
+
+namespace {
+
+// f(x) = x^T A x / 2 - b^T x with A symmetric positive definite: the minimiser solves A x = b.
+struct Quadratic {
+  int64_t n = 12;
+  Tensor A, b;
+  Quadratic() {
+    Vec a(n * n), bv(n);
+    for (int64_t i = 0; i < n; ++i) {
+      bv[i] = std::sin(1.0 + i);
+      for (int64_t j = 0; j < n; ++j) a[i * n + j] = 1.0 / (1.0 + std::abs(double(i - j))) + (i == j ? double(i) : 0.0);
+    }
+    A = from_vector<double>(a, {n, n});
+    b = from_vector<double>(bv, {n});
+  }
+  Tensor operator()(const Tensor& x) const { return sub(dot(x, matmul(A, x)) * 0.5, dot(b, x)); }
+  Vec minimiser() const { return solve(A, b).to_vector(); }
+};
+
+Tensor rosenbrock(const Tensor& x) {
+  int64_t n = x.shape(0);
+  Tensor head = slice(x, 0, 0, n - 1), tail = slice(x, 0, 1, n);
+  return sum(square(sub(head, 1.0)) + mul(square(tail - square(head)), 100.0));
+}
+
+template <class F>
+optim::Closure closure_for(optim::Optimizer& opt, const Tensor& p, F f) {
+  return [&opt, p, f] {
+    opt.zero_grad();
+    Tensor l = f(p);
+    l.backward();
+    return l;
+  };
+}
+
+}  // namespace
+
+TEST(Optim, LBFGSFirstIterationsMatchHandWrittenSteps) {
+  // Without a line search: x1 = x0 - t g0 with t = min(1, 1 / |g0|_1) lr; then one curvature pair
+  // (s, y) and the two-loop direction d = -H g1 with H = (s^T y / y^T y) I updated by the pair.
+  Vec x0 = kStart;
+  double lr = 0.7;
+  Vec g0 = grad_of(x0);
+  double l1 = 0;
+  for (double g : g0) l1 += std::abs(g);
+  double t0 = std::min(1.0, 1.0 / l1) * lr;
+  Vec x1(3), s(3), y(3);
+  for (int i = 0; i < 3; ++i) x1[i] = x0[i] - t0 * g0[i], s[i] = -t0 * g0[i];
+  Vec g1 = grad_of(x1);
+  for (int i = 0; i < 3; ++i) y[i] = g1[i] - g0[i];
+  auto dotv = [](const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
+  double ys = dotv(y, s), rho = 1 / ys, gamma = ys / dotv(y, y);
+  Vec q(3), r(3), x2(3);
+  for (int i = 0; i < 3; ++i) q[i] = -g1[i];
+  double alpha = rho * dotv(s, q);
+  for (int i = 0; i < 3; ++i) r[i] = gamma * (q[i] - alpha * y[i]);
+  double beta = rho * dotv(y, r);
+  for (int i = 0; i < 3; ++i) x2[i] = x1[i] + lr * (r[i] + (alpha - beta) * s[i]);
+
+  Tensor p = param(x0);
+  optim::LBFGS opt({p}, {.lr = lr, .max_iter = 1});
+  auto c = [&] {
+    opt.zero_grad();
+    Tensor l = loss_of(p);
+    l.backward();
+    return l;
+  };
+  opt.step(c);
+  expect_near(p, x1, 1e-15);
+  opt.step(c);
+  expect_near(p, x2, 1e-14);
+  EXPECT_EQ(opt.iterations(), 2);
+}
+
+TEST(Optim, LBFGSMinimisesAQuadraticTo1e8) {
+  Quadratic f;
+  Vec want = f.minimiser();
+  for (auto ls : {optim::LineSearch::StrongWolfe, optim::LineSearch::None}) {
+    Tensor x = param(Vec(f.n, 0.0));
+    optim::LBFGS opt({x}, {.max_iter = 100, .tolerance_grad = 1e-11, .tolerance_change = 0, .line_search = ls});
+    opt.step(closure_for(opt, x, f));
+    expect_near(x, want, 1e-8);
+    EXPECT_LE(opt.iterations(), 100);
+  }
+}
+
+TEST(Optim, LBFGSMinimisesRosenbrockTo1e8) {
+  Tensor x = param({-1.2, 1.0, -0.5, 0.8, 1.3});
+  optim::LBFGS opt({x}, {.max_iter = 500, .tolerance_grad = 1e-12, .tolerance_change = 1e-15,
+                         .line_search = optim::LineSearch::StrongWolfe});
+  Tensor first = opt.step(closure_for(opt, x, rosenbrock));
+  EXPECT_NEAR(first.item<double>(), 24.2 + 225 + 32.5 + 43.6, 1e-12);  // the loss at the start
+  expect_near(x, Vec(5, 1.0), 1e-8);
+  EXPECT_LT(opt.function_evaluations(), 200);
+}
+
+TEST(Optim, LBFGSStepsResumeTheirHistory) {
+  // Ten steps of max_iter 5 make the same iterates as one step of max_iter 50, as in PyTorch.
+  Quadratic f;
+  Tensor a = param(Vec(f.n, 0.0)), b = param(Vec(f.n, 0.0));
+  optim::LBFGSOptions o{.max_iter = 5, .tolerance_grad = 0, .tolerance_change = 0, .history_size = 4,
+                        .line_search = optim::LineSearch::StrongWolfe};
+  optim::LBFGS oa({a}, o);
+  for (int i = 0; i < 4; ++i) oa.step(closure_for(oa, a, f));
+  o.max_iter = 20;
+  optim::LBFGS ob({b}, o);
+  ob.step(closure_for(ob, b, f));
+  EXPECT_EQ(oa.iterations(), 20);
+  EXPECT_EQ(ob.iterations(), 20);
+  Vec va = a.to_vector(), vb = b.to_vector();
+  for (size_t i = 0; i < va.size(); ++i) EXPECT_NEAR(va[i], vb[i], 1e-12);
+}
+
+TEST(Optim, FirstOrderMethodsConvergeOnAQuadratic) {
+  Quadratic f;
+  Vec want = f.minimiser();
+  auto solve_with = [&](auto make, int steps) {
+    Tensor x = param(Vec(f.n, 0.0));
+    auto opt = make(x);
+    for (int i = 0; i < steps; ++i) {
+      opt.zero_grad();
+      f(x).backward();
+      opt.step();
+    }
+    return x;
+  };
+  // A has eigenvalues in about [0.5, 14.4]: plain gradient descent with lr < 2 / 14.4 converges.
+  expect_near(solve_with([](Tensor x) { return optim::SGD({x}, {.lr = 0.1}); }, 2000), want, 1e-8);
+  expect_near(solve_with([](Tensor x) { return optim::SGD({x}, {.lr = 0.05, .momentum = 0.9, .nesterov = true}); }, 600),
+              want, 1e-8);
+  expect_near(solve_with([](Tensor x) { return optim::Adam({x}, {.lr = 0.01}); }, 5000), want, 1e-5);
+}
+
+TEST(Optim, AdamApproachesRosenbrocksMinimum) {
+  Tensor x = param({-1.2, 1.0});
+  optim::Adam opt({x}, {.lr = 0.02});
+  for (int i = 0; i < 6000; ++i) {
+    opt.zero_grad();
+    rosenbrock(x).backward();
+    opt.step();
+  }
+  expect_near(x, {1.0, 1.0}, 1e-3);
+}
+
+TEST(Optim, RunsAreDeterministic) {
+  auto once = [] {
+    Tensor x = param({-1.2, 1.0, 0.3});
+    optim::LBFGS opt({x}, {.max_iter = 30, .line_search = optim::LineSearch::StrongWolfe});
+    opt.step(closure_for(opt, x, rosenbrock));
+    return x.to_vector();
+  };
+  EXPECT_EQ(once(), once());
+}
+
+TEST(Optim, LBFGSStopsAtAStationaryStart) {
+  Tensor x = param({1.0, 1.0});
+  optim::LBFGS opt({x});
+  Tensor loss = opt.step(closure_for(opt, x, rosenbrock));
+  EXPECT_EQ(loss.item<double>(), 0.0);
+  EXPECT_EQ(opt.iterations(), 0);
+  EXPECT_EQ(opt.function_evaluations(), 1);
+}
+
+// ---- errors
+
+namespace {
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Optim, BadOptionsNameTheAllowedRange) {
+  Tensor p = param({1.0});
+  EXPECT_NE(error_of([&] { optim::SGD({p}, {.lr = -0.1}); }).find("SGD: lr must be >= 0, got -0.1"), std::string::npos);
+  EXPECT_NE(error_of([&] { optim::SGD({p}, {.momentum = -1}); }).find("momentum must be >= 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { optim::SGD({p}, {.nesterov = true}); }).find("nesterov needs momentum > 0 and dampening = 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::Adam({p}, {.beta1 = 1.0}); }).find("Adam: beta1 (betas[0]) must be in [0, 1), got 1"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::AdamW({p}, {.beta2 = -0.5}); }).find("AdamW: beta2 (betas[1]) must be in [0, 1)"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::Adam({p}, {.eps = -1e-8}); }).find("eps must be >= 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { optim::Adam({p}, {.weight_decay = -1}); }).find("weight_decay must be >= 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::LBFGS({p}, {.max_iter = 0}); }).find("LBFGS: max_iter must be >= 1"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::LBFGS({p}, {.history_size = 0}); }).find("history_size must be >= 1"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::LBFGS({p}, {.tolerance_grad = -1}); }).find("tolerance_grad must be >= 0"),
+            std::string::npos);
+  EXPECT_THROW(optim::LBFGS({p}, {.lr = -1}), ValueError);
+}
+
+TEST(Optim, BadParametersAreRejected) {
+  Tensor leaf = param({1.0, 2.0});
+  Tensor computed = mul(leaf, 2.0);
+  Tensor frozen = from_vector<double>({1.0}, {1});
+  Tensor ints = from_vector<int64_t>({1}, {1});
+  EXPECT_NE(error_of([] { optim::SGD({}); }).find("SGD: got an empty parameter list"), std::string::npos);
+  EXPECT_NE(error_of([&] { optim::Adam({computed}); }).find("parameter 0 is not a leaf (it was computed by 'mul')"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::SGD({frozen}); }).find("does not require grad"), std::string::npos);
+  EXPECT_NE(error_of([&] { optim::SGD({leaf, leaf}); }).find("parameter 1 is the same tensor as parameter 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::SGD({ints}); }).find("must be float32 or float64"), std::string::npos);
+  Tensor f32 = from_vector<float>({1.0f}, {1});
+  f32.set_requires_grad();
+  EXPECT_NE(error_of([&] { optim::LBFGS({leaf, f32}); }).find("share one dtype and device"), std::string::npos);
+  optim::LBFGS opt({leaf});
+  optim::Optimizer& base = opt;  // the closure is required; through the base class it is checked at run time
+  EXPECT_NE(error_of([&] { base.step(); }).find("LBFGS: step needs a closure"), std::string::npos);
+  optim::SGD sgd({leaf});
+  EXPECT_NE(error_of([&] { sgd.step([&] { return leaf; }); }).find("closure must return the loss as a one-element"),
+            std::string::npos);
+}

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from pinn import pinn
+
 BATCH, WIDTH, LAYERS = 1024, 256, 4
 N_ELEM = 1 << 24
 N_FFT = 1 << 20
@@ -199,4 +201,4 @@ def rfft(fw):
 
 
 BUILDERS = {"add": add, "matmul": matmul, "mlp": mlp, "copy": copy, "elementwise": elementwise,
-            "rfft": rfft}
+            "rfft": rfft, "pinn": pinn}

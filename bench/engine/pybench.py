@@ -2,11 +2,13 @@
 in its own worker process, see workers.py), plus the C++ figures of bench_engine. A contender that
 cannot run (a peer not installed, a Spire function not there yet, a wrong answer) is reported as
 not measured, with the reason; no figure is ever filled in by hand."""
+import os
 import statistics
 
 import numpy as np
 
 from cases import BATCH, LAYERS, N_ELEM, N_FFT, WIDTH
+from pinn import DIMS, HIDDEN_LAYERS, N_POINTS, WIDTH as PINN_WIDTH
 from workers import WorkerError
 
 
@@ -46,11 +48,12 @@ def _max_rel_diff(got, want):
     return worst
 
 
-def measure(ctx, sec, contenders, min_s=0.2, reference=None, rtol=1e-4, timed=True):
+def measure(ctx, sec, contenders, min_s=0.2, reference=None, rtol=1e-4, timed=True, diffs=None):
     """contenders: {label: (framework, builder, kwargs)}. Builds each in its framework's worker,
     checks each result against `reference`'s (a label) when given, then takes ctx.reps samples of
     every contender, round-robin, and returns {label: median seconds per call}. Failures become
-    notes of `sec`. timed=False only checks (the values are then None)."""
+    notes of `sec`. timed=False only checks (the values are then None). `diffs`, a dict, receives
+    each checked label's max relative difference to the reference."""
     pool, built = ctx.pool, {}
     for label, (fw, builder, kwargs) in contenders.items():
         key = f"{label}|{builder}|{sorted(kwargs.items())}"
@@ -70,6 +73,8 @@ def measure(ctx, sec, contenders, min_s=0.2, reference=None, rtol=1e-4, timed=Tr
                 err, why = float("inf"), str(e)
             else:
                 why = f"max relative difference to {reference} {err:.1e}"
+                if diffs is not None:
+                    diffs[label] = err
             if not err <= rtol:
                 sec.note(f"{label} ({contenders[label][1]} {contenders[label][2]}) not timed: "
                           f"its result is off ({why}, tolerance {rtol:g})")
@@ -290,5 +295,100 @@ def bench_fft(ctx):
     return s
 
 
+PINN_STEPS = {"spire": ("Spire", "spire", {}),
+              "torch": ("PyTorch", "torch", {}),
+              "jax hessian": ("JAX (trace of `jax.hessian`)", "jax", {"laplacian": "hessian"}),
+              "jax jet": ("JAX (`jax.experimental.jet`)", "jax", {"laplacian": "jet"})}
+
+
+def bench_pinn(ctx):
+    s = Section("pinn", "6. PINN training step: Laplacian loss and its parameter gradient",
+                "python3 bench/engine/run.py --only pinn",
+                "Spire's step ≤ 5× its forward pass at d = 2; its cost growing no faster than the "
+                "number of tangents carried (d + 2: the value, d first-order tangents, the Laplacian); "
+                "≥ 3× faster than PyTorch at d = 8")
+    times, diffs = {}, {}
+    load0 = os.getloadavg()[0]
+    for d in DIMS:
+        steps = {k: (fw, "pinn", {"d": d, "what": "step", **kw}) for k, (_, fw, kw) in PINN_STEPS.items()}
+        forwards = {f"{fw} forward": (fw, "pinn", {"d": d, "what": "forward"})
+                    for fw in ("spire", "torch", "jax")}
+        diffs[d] = {}
+        ok_steps = measure(ctx, s, steps, reference="torch", rtol=1e-4, timed=False, diffs=diffs[d])
+        ok_fwd = measure(ctx, s, forwards, reference="torch forward", rtol=1e-5, timed=False)
+        times[d] = measure(ctx, s, {**{k: steps[k] for k in ok_steps},
+                                    **{k: forwards[k] for k in ok_fwd}}, min_s=0.3)
+    cell = lambda d, k: fmt_time(times[d].get(k))  # noqa: E731
+
+    def ratio(d, k, fw):
+        st, fo = times[d].get(k), times[d].get(f"{fw} forward")
+        return st / fo if st and fo else None
+
+    s.table("Median time per step (loss and gradient w.r.t. all parameters) and per forward pass u(x)",
+            ["d", "Spire step", "Spire forward", "PyTorch step", "PyTorch forward",
+             "JAX step (hessian)", "JAX step (jet)", "JAX forward"],
+            [[d, cell(d, "spire"), cell(d, "spire forward"), cell(d, "torch"), cell(d, "torch forward"),
+              cell(d, "jax hessian"), cell(d, "jax jet"), cell(d, "jax forward")] for d in DIMS])
+    rows = []
+    for d in DIMS:
+        sp, pt = times[d].get("spire"), times[d].get("torch")
+        speedup = pt / sp if sp and pt else None
+        r = ratio(d, "spire", "spire")
+        rows.append([d, fmt_ratio(r), fmt_ratio(ratio(d, "torch", "torch")),
+                     fmt_ratio(ratio(d, "jax hessian", "jax")), fmt_ratio(ratio(d, "jax jet", "jax")),
+                     fmt_ratio(speedup),
+                     verdict(None if r is None else r <= 5.0) if d == 2 else "—",
+                     verdict(None if speedup is None else speedup >= 3.0) if d == 8 else "—"])
+    s.table("Step time / forward time of the same framework, and Spire's speed-up over PyTorch "
+            "(PyTorch step / Spire step)",
+            ["d", "Spire", "PyTorch", "JAX (hessian)", "JAX (jet)", "Spire speed-up over PyTorch",
+             "goal ≤ 5× (d = 2)", "goal ≥ 3× faster (d = 8)"], rows)
+    base = DIMS[0]
+    rows = []
+    for d in DIMS:
+        tangents = (d + 2) / (base + 2)
+        cells = []
+        for k in ("spire", "torch", "jax hessian", "jax jet"):
+            a, b = times[d].get(k), times[base].get(k)
+            cells.append(fmt_ratio(a / b if a and b else None))
+        g = None if not (times[d].get("spire") and times[base].get("spire")) else \
+            times[d]["spire"] / times[base]["spire"] <= tangents
+        rows.append([d, f"{tangents:.2f}×"] + cells + [verdict(g) if d != base else "—"])
+    s.table(f"Growth with d: step time at d / step time at d = {base}, next to the growth of the "
+            "number of tangents the forward Laplacian carries, (d + 2) / "
+            f"({base} + 2)", ["d", "tangents", "Spire", "PyTorch", "JAX (hessian)", "JAX (jet)",
+                             "goal: Spire ≤ tangents"], rows)
+    s.table("Spire from C++ (`BUILD/bin/bench_engine --benchmark_filter=Pinn`): forward, the loss "
+            "alone (forward Laplacian, no reverse pass), the step",
+            ["d", "forward", "loss", "step", "loss / forward", "step / forward"],
+            [[d, cpp_time(ctx, f"BM_PinnForward/{d}"), cpp_time(ctx, f"BM_PinnLaplacian/{d}"),
+              cpp_time(ctx, f"BM_PinnStep/{d}")] + [
+                 fmt_ratio(ctx.cpp[f"BM_Pinn{w}/{d}"]["real_s"] / ctx.cpp[f"BM_PinnForward/{d}"]["real_s"])
+                 if f"BM_Pinn{w}/{d}" in ctx.cpp and f"BM_PinnForward/{d}" in ctx.cpp else "—"
+                 for w in ("Laplacian", "Step")] for d in DIMS])
+    s.note(f"Model: u: R^d → R, {HIDDEN_LAYERS} hidden tanh layers of {PINN_WIDTH} units and a linear "
+           f"output, float32, {N_POINTS} points uniform in [-1, 1]^d; loss = mean((Δu(x) − s(x))²) with "
+           "s(x) = −π² Σ sin(π x_i); a step = the loss and its gradient w.r.t. all 10 parameter tensors "
+           "(no optimizer update). Same weights and points in every framework (bench/engine/pinn.py).")
+    s.note("Spire: `spire.value_and_grad(loss)` with `spire.laplacian(u)` inside (one forward-Laplacian "
+           "pass carrying the value, d tangents and the summed second-order term, then reverse mode "
+           "through it). PyTorch: `torch.autograd.grad(u.sum(), x, create_graph=True)`, then one "
+           "`autograd.grad(g[:, i].sum(), x, create_graph=True)` per coordinate, then "
+           "`autograd.grad(loss, params)` (forward under `torch.no_grad()`). JAX: `jit(value_and_grad)` "
+           "of the loss with Δu as `vmap` over points of `trace(jax.hessian(u))`, or as the sum over i of "
+           "second-order `jet`s along e_i (vmapped over i); forward jit-compiled too.")
+    checked = []
+    for d in DIMS:
+        checked.append(f"d = {d}: " + ", ".join(
+            f"{PINN_STEPS[k][0]} {diffs[d][k]:.1e}" for k in PINN_STEPS if k in diffs[d]))
+    s.note(f"Load average (1 min) {load0:.1f} when this section started, {os.getloadavg()[0]:.1f} when it "
+           "ended: Spire's OpenMP kernels lose much more than PyTorch's pool when other processes "
+           "take cores (each parallel region waits for a descheduled thread), so figures taken under "
+           "load are not comparable.")
+    s.note("Loss and gradient checked against PyTorch's before timing (max relative difference over "
+           "the loss and the 10 gradients; tolerance 1e-4): " + "; ".join(checked))
+    return s
+
+
 ALL = {"dispatch": bench_dispatch, "matmul": bench_matmul, "mlp": bench_mlp, "hvp": bench_hvp,
-       "memory": bench_memory, "fft": bench_fft}
+       "memory": bench_memory, "fft": bench_fft, "pinn": bench_pinn}

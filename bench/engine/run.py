@@ -27,7 +27,7 @@ from workers import Pool, WorkerError  # noqa: E402
 
 # Which C++ benchmarks each section reads.
 CPP_FILTERS = {"dispatch": "AddTiny", "matmul": "Matmul", "mlp": "MlpGrad", "hvp": "Mlp(Grad|Hvp)",
-               "memory": "Stream|Axpb|Exp|Tanh", "fft": "Rfft"}
+               "memory": "Stream|Axpb|Exp|Tanh", "fft": "Rfft", "pinn": "Pinn"}
 
 
 def machine():

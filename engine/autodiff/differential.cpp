@@ -18,7 +18,8 @@ void require_points(const Tensor& x, const char* what) {
               name(x.dtype()));
 }
 
-// e_i at every point: [d, *x.shape] with out[i, ..., j] = (i == j).
+// e_i at every point: [d, *x.shape] with out[i, ..., j] = (i == j), a broadcast view (a first layer
+// multiplies its distinct rows once).
 Tensor coordinate_directions(const Tensor& x) {
   int64_t d = x.shape(-1);
   Shape lifted(size_t(x.dim()) + 1, 1);
@@ -26,7 +27,7 @@ Tensor coordinate_directions(const Tensor& x) {
   lifted.back() = d;
   Shape full = x.shape();
   full.insert(full.begin(), d);
-  return contiguous(expand(reshape(eye(d, x.dtype()), lifted), full));
+  return expand(reshape(eye(d, x.dtype()), lifted), full);
 }
 
 // [m, ...] -> [..., m]

@@ -61,8 +61,20 @@ SPIRE_DEFINE_OP({
     },
     .taylor = jets::bilinear,
     // Batch axes broadcast, so lining the operands up as elementwise ops do is enough; a mapped left
-    // operand against a shared right one folds into one tall GEMM in the kernel.
-    .batch = batching::batch_elementwise,
+    // operand against a shared right one folds into one tall GEMM in the kernel. The public matmul
+    // runs it, so broadcast rows (coordinate directions of a Laplacian) are multiplied once.
+    .batch = [](const BatchContext& c) -> std::vector<Tensor> {
+      int64_t rank = std::max(batching::logical_dim(c, 0), batching::logical_dim(c, 1));
+      Tensor ins[2];
+      for (size_t i = 0; i < 2; ++i) {
+        ins[i] = c.inputs[i];
+        if (!c.batched[i] || batching::logical_dim(c, i) == rank) continue;
+        Shape s = ins[i].shape();
+        s.insert(s.begin() + 1, rank - batching::logical_dim(c, i), 1);
+        ins[i] = reshape(ins[i], s);
+      }
+      return {matmul(ins[0], ins[1])};
+    },
     .samples = [] {
       return std::vector<OpSample>{
           {{sample({3, 4}, -1, 1, 1), sample({4, 2}, -1, 1, 2)}, {}, "2d"},
@@ -92,7 +104,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (vec_b) y = reshape(y, {y.shape(0), 1});
   SPIRE_CHECK(x.shape(-1) == y.shape(-2), ShapeError, "matmul: inner dimensions differ: ",
               shape_str(a.shape()), " @ ", shape_str(b.shape()), " (", x.shape(-1), " vs ", y.shape(-2), ")");
-  Tensor r = call1(d, {x, y});
+  Tensor r;
+  if (x.shape(-2) > 1 && x.strides()[x.dim() - 2] == 0 && !x.is_batched()) {
+    // Broadcast rows (a stride-0 view) repeat one product: form it once and broadcast the result.
+    r = call1(d, {slice(x, -2, 0, 1), y});
+    Shape full = r.shape();
+    full[full.size() - 2] = x.shape(-2);
+    r = expand(r, full);
+  } else {
+    r = call1(d, {x, y});
+  }
   if (!vec_a && !vec_b) return r;
   Shape s(r.shape().begin(), r.shape().end() - 2);
   if (!vec_a) s.push_back(r.shape(-2));

@@ -158,6 +158,11 @@ TEST(Matmul, StridedAndBroadcastOperands) {
   Tensor big = rules::sample({6, 10}, -1, 1, 4);
   Tensor b = slice(big, 1, 0, 10, 2);
   expect_close(matmul(a, b), naive_matmul(a, b), 1e-12);
+  // Broadcast rows are multiplied once and the product broadcast: gradients reach the one row.
+  Tensor leaf = row.detach().set_requires_grad(true);
+  sum(square(matmul(expand(leaf, {4, 6}), b))).backward();
+  Tensor want = mul(matmul(matmul(expand(row, {1, 6}), b), mT(b)), 8.0);  // d/dr 4 |r b|^2
+  expect_close(leaf.grad(), want, 1e-12);
   // A batch whose matrices sit at non-uniform offsets (a permuted batch).
   Tensor c = permute(rules::sample({4, 3, 5}, -1, 1, 5), {1, 0, 2});  // [3, 4, 5], batch stride 5
   Tensor d = rules::sample({5, 2}, -1, 1, 6);

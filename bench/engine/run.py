@@ -185,7 +185,8 @@ def merge(path, header, rendered, order):
         for m in re.finditer(r"<!-- section:(\w+) -->.*?<!-- end:\1 -->", text, re.S):
             old[m.group(1)] = m.group(0)
     old.update(rendered)
-    body = [old[k] for k in order if k in old]
+    # Sections this script does not render (written by other bench scripts) stay, after its own.
+    body = [old[k] for k in order if k in old] + [v for k, v in old.items() if k not in order]
     with open(path, "w") as f:
         f.write(header + "\n\n" + "\n\n".join(body) + "\n")
 

@@ -4,6 +4,9 @@
 #pragma once
 #include <array>
 #include <functional>
+#include <memory>
+#include <tuple>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -125,9 +128,25 @@ class OpRegistry {
   const OpDef* find(const std::string& name) const;
   std::vector<const OpDef*> all() const;
 
+  // Loading a plugin (engine/custom/library.cpp): its ops register from static initialisers that
+  // run inside dlopen, where an exception must not unwind through the dynamic loader. Between
+  // begin_load() and end_load() a refused definition (a name already taken, a kernel replacing
+  // one) is recorded instead of thrown. end_load() adds a kernel left without its op to the errors,
+  // keeps what the library registered when there are none and `keep` holds, removes all of it
+  // otherwise (so the library can be closed), and returns the errors and the ops it defined.
+  void begin_load();
+  std::pair<std::vector<std::string>, std::vector<std::string>> end_load(bool keep = true);
+
  private:
+  struct Load {
+    size_t first_op = 0, first_pending = 0;
+    std::vector<std::string> errors;
+    std::vector<std::pair<OpDef*, DeviceKind>> added_kernels;  // kernels added to existing ops
+    std::vector<std::unique_ptr<OpDef>> refused;               // kept alive until end_load
+  };
   std::vector<std::unique_ptr<OpDef>> ops_;
   std::vector<std::tuple<std::string, DeviceKind, KernelFn>> pending_;
+  std::unique_ptr<Load> load_;
 };
 
 inline const OpDef& op_def(const std::string& name) { return OpRegistry::get().at(name); }

@@ -25,6 +25,38 @@ void Adam::set_lr(double lr) {
   options_.lr = lr;
 }
 
+void Adam::set_momentum(double beta1) {
+  check_option(beta1 >= 0 && beta1 < 1, name_, "beta1 (betas[0])", beta1, "in [0, 1)");
+  options_.beta1 = beta1;
+}
+
+StateDict Adam::state_dict() const {
+  StateDict s = Optimizer::state_dict();
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const State& st = state_[i];
+    if (st.step == 0) continue;
+    s.set(state_key(i, "step"), st.step);
+    s.set(state_key(i, "exp_avg"), st.m);
+    s.set(state_key(i, "exp_avg_sq"), st.v);
+    if (options_.amsgrad) s.set(state_key(i, "max_exp_avg_sq"), st.v_max);
+  }
+  return s;
+}
+
+void Adam::load_state_dict(const StateDict& state) {
+  std::vector<State> loaded(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (!state.contains(state_key(i, "step"))) continue;
+    State& st = loaded[i];
+    st.step = state.integer(state_key(i, "step"));
+    st.m = param_state(state, state_key(i, "exp_avg"), i);
+    st.v = param_state(state, state_key(i, "exp_avg_sq"), i);
+    if (options_.amsgrad) st.v_max = param_state(state, state_key(i, "max_exp_avg_sq"), i);
+  }
+  Optimizer::load_state_dict(state);
+  state_ = std::move(loaded);
+}
+
 Tensor Adam::step(const Closure& closure) {
   Tensor loss = closure ? evaluate(closure) : Tensor();
   NoGradGuard no_grad;

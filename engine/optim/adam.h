@@ -28,6 +28,13 @@ class Adam : public Optimizer {
   double lr() const override { return options_.lr; }
   void set_lr(double lr) override;
   const AdamOptions& options() const { return options_; }
+  // Adds "state.<i>.step" (an integer), "state.<i>.exp_avg", "state.<i>.exp_avg_sq" and, with
+  // amsgrad, "state.<i>.max_exp_avg_sq".
+  StateDict state_dict() const override;
+  void load_state_dict(const StateDict& state) override;
+  bool has_momentum() const override { return true; }
+  double momentum() const override { return options_.beta1; }  // beta1
+  void set_momentum(double beta1) override;
   // The moment estimates of parameter i (undefined before its first update).
   const Tensor& exp_avg(size_t i) const { return state_.at(i).m; }
   const Tensor& exp_avg_sq(size_t i) const { return state_.at(i).v; }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/autodiff/mode.h"
+#include "engine/ops/device.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/linalg.h"
 #include "engine/ops/reduce.h"
@@ -152,6 +153,60 @@ LBFGS::LBFGS(Tensors params, LBFGSOptions o) : Optimizer(std::move(params), "LBF
 void LBFGS::set_lr(double lr) {
   check_option(lr >= 0, "LBFGS", "lr", lr, ">= 0");
   options_.lr = lr;
+}
+
+StateDict LBFGS::state_dict() const {
+  StateDict s = Optimizer::state_dict();
+  if (!d_.defined()) return s;
+  s.set("state.n_iter", n_iter_);
+  s.set("state.func_evals", func_evals_);
+  s.set("state.d", d_);
+  s.set("state.t", t_);
+  s.set("state.H_diag", h_diag_);
+  s.set("state.prev_flat_grad", prev_flat_grad_);
+  s.set("state.prev_loss", prev_loss_);
+  s.set("state.history", int64_t(old_dirs_.size()));
+  for (size_t k = 0; k < old_dirs_.size(); ++k) {
+    s.set("state.old_dirs." + std::to_string(k), old_dirs_[k]);
+    s.set("state.old_stps." + std::to_string(k), old_stps_[k]);
+    s.set("state.ro." + std::to_string(k), ro_[k]);
+  }
+  return s;
+}
+
+Tensor LBFGS::flat_state(const StateDict& state, const std::string& key) const {
+  Tensor t = state.tensor(key);
+  const Tensor& p = params_[0];
+  SPIRE_CHECK(t.shape() == Shape{numel_} && t.dtype() == p.dtype(), ValueError, "LBFGS.load_state_dict: '", key,
+              "' has shape ", shape_str(t.shape()), " and dtype ", name(t.dtype()), "; the parameters need shape [",
+              numel_, "] and dtype ", name(p.dtype()));
+  return t.device() == p.device() ? copy(t.detach()) : to(t.detach(), p.device());
+}
+
+void LBFGS::load_state_dict(const StateDict& state) {
+  if (!state.contains("state.d")) {  // saved before the first step
+    Optimizer::load_state_dict(state);
+    d_ = prev_flat_grad_ = Tensor();
+    old_dirs_.clear(), old_stps_.clear(), ro_.clear();
+    n_iter_ = func_evals_ = 0, t_ = 0, h_diag_ = 1, prev_loss_ = 0;
+    return;
+  }
+  Tensor d = flat_state(state, "state.d"), prev = flat_state(state, "state.prev_flat_grad");
+  int64_t history = state.integer("state.history");
+  SPIRE_CHECK(history >= 0 && history <= options_.history_size, ValueError, "LBFGS.load_state_dict: ", history,
+              " curvature pairs do not fit history_size ", options_.history_size);
+  std::deque<Tensor> dirs, stps;
+  std::deque<double> ro;
+  for (int64_t k = 0; k < history; ++k) {
+    dirs.push_back(flat_state(state, "state.old_dirs." + std::to_string(k)));
+    stps.push_back(flat_state(state, "state.old_stps." + std::to_string(k)));
+    ro.push_back(state.number("state.ro." + std::to_string(k)));
+  }
+  int64_t n_iter = state.integer("state.n_iter"), func_evals = state.integer("state.func_evals");
+  double t = state.number("state.t"), h_diag = state.number("state.H_diag"), prev_loss = state.number("state.prev_loss");
+  Optimizer::load_state_dict(state);
+  d_ = d, prev_flat_grad_ = prev, old_dirs_ = std::move(dirs), old_stps_ = std::move(stps), ro_ = std::move(ro);
+  n_iter_ = n_iter, func_evals_ = func_evals, t_ = t, h_diag_ = h_diag, prev_loss_ = prev_loss;
 }
 
 Tensor LBFGS::flat_grad() const {

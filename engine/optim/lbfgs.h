@@ -36,11 +36,18 @@ class LBFGS : public Optimizer {
   // Totals over all steps so far.
   int64_t iterations() const { return n_iter_; }
   int64_t function_evaluations() const { return func_evals_; }
+  // Adds the state carried across steps (after the first step): "state.n_iter", "state.func_evals",
+  // "state.d", "state.t", "state.H_diag", "state.prev_flat_grad", "state.prev_loss",
+  // "state.history" (the number of curvature pairs) and "state.old_dirs.<k>", "state.old_stps.<k>",
+  // "state.ro.<k>" for each pair k, oldest first.
+  StateDict state_dict() const override;
+  void load_state_dict(const StateDict& state) override;
 
  private:
   Tensor flat_grad() const;
   void add_to_params(double t, const Tensor& direction);  // params += t direction
   void set_params(const Tensors& values);
+  Tensor flat_state(const StateDict& state, const std::string& key) const;  // a checked copy
   // Loss and flat gradient at params + t d; leaves the parameters at x.
   std::pair<double, Tensor> directional_evaluate(const Closure& closure, const Tensors& x, double t,
                                                  const Tensor& d);

@@ -2,7 +2,9 @@
 
 #include "engine/autodiff/mode.h"
 #include "engine/autodiff/node.h"
+#include "engine/ops/device.h"
 #include "engine/ops/elementwise.h"
+#include "engine/ops/shape.h"
 
 namespace spire::optim {
 
@@ -42,6 +44,37 @@ Tensor Optimizer::evaluate(const Closure& closure) const {
               ": the closure must return the loss as a one-element tensor, got ",
               loss.defined() ? shape_str(loss.shape()) : std::string("an undefined tensor"));
   return loss;
+}
+
+StateDict Optimizer::state_dict() const {
+  StateDict s;
+  s.set("lr", lr());
+  s.set("step_count", step_count_);
+  if (has_momentum()) s.set("momentum", momentum());  // OneCycleLR changes it during training
+  return s;
+}
+
+void Optimizer::load_state_dict(const StateDict& state) {
+  set_lr(state.number("lr"));
+  if (has_momentum() && state.contains("momentum")) set_momentum(state.number("momentum"));
+  step_count_ = state.integer("step_count");
+}
+
+double Optimizer::momentum() const {
+  SPIRE_CHECK(false, ValueError, name_, " has no momentum to read or cycle");
+  return 0;
+}
+
+void Optimizer::set_momentum(double) { SPIRE_CHECK(false, ValueError, name_, " has no momentum to set or cycle"); }
+
+Tensor Optimizer::param_state(const StateDict& state, const std::string& key, size_t i) const {
+  Tensor t = state.tensor(key);
+  const Tensor& p = params_.at(i);
+  SPIRE_CHECK(t.shape() == p.shape() && t.dtype() == p.dtype(), ValueError, name_, ".load_state_dict: '", key,
+              "' has shape ", shape_str(t.shape()), " and dtype ", name(t.dtype()), " but parameter ", i, " has shape ",
+              shape_str(p.shape()), " and dtype ", name(p.dtype()));
+  // A copy, so the optimizer never shares storage with the dict it was loaded from.
+  return t.device() == p.device() ? copy(t.detach()) : to(t.detach(), p.device());
 }
 
 void check_option(bool ok, const char* optimizer, const char* option, double value, const char* allowed) {

@@ -1,5 +1,6 @@
 // Optimizers over a list of parameter tensors, as torch.optim: SGD (optim/sgd.h), Adam and AdamW
-// (optim/adam.h), L-BFGS (optim/lbfgs.h).
+// (optim/adam.h), RMSprop (optim/rmsprop.h), L-BFGS (optim/lbfgs.h). Gradient clipping is in
+// optim/clip.h, learning-rate schedules in optim/scheduler.h.
 //
 // Parameters are leaf tensors that require grad. A training loop zeroes the gradients, computes a
 // loss, calls backward() and then step(); or hands step() a closure doing all of that (L-BFGS needs
@@ -12,6 +13,7 @@
 #include <functional>
 
 #include "engine/core/tensor.h"
+#include "engine/optim/state_dict.h"
 
 namespace spire::optim {
 
@@ -38,11 +40,29 @@ class Optimizer {
   // How many times step() has run.
   int64_t step_count() const { return step_count_; }
 
+  // Everything a resumed run needs to continue bit for bit: "lr", "step_count", "momentum" (when
+  // the optimizer has one; Adam's beta1), and each
+  // optimizer's per-parameter state as "state.<i>.<name>" (entries of a parameter that has not been
+  // updated yet are absent). load_state_dict() restores it into an optimizer over parameters of the
+  // same shapes and dtypes; a missing entry or a shape mismatch is a ValueError naming it. The other
+  // options are the constructor's, as they are not meant to change during training.
+  virtual StateDict state_dict() const;
+  virtual void load_state_dict(const StateDict& state);
+
+  // The momentum that OneCycleLR cycles: SGD's and RMSprop's momentum, Adam's beta1.
+  virtual bool has_momentum() const { return false; }
+  virtual double momentum() const;
+  virtual void set_momentum(double momentum);
+
  protected:
   // Checks that params is a non-empty list of distinct floating-point leaves that require grad.
   Optimizer(Tensors params, const char* name);
   // Runs the closure with gradient recording on and checks that it returned a one-element loss.
   Tensor evaluate(const Closure& closure) const;
+  // state[key] as the state of parameter i: checked to have its shape and dtype, moved to its device.
+  Tensor param_state(const StateDict& state, const std::string& key, size_t i) const;
+  // "state.<i>.<name>"
+  static std::string state_key(size_t i, const char* name) { return "state." + std::to_string(i) + "." + name; }
 
   Tensors params_;
   const char* name_;

@@ -27,6 +27,28 @@ void SGD::set_lr(double lr) {
   options_.lr = lr;
 }
 
+void SGD::set_momentum(double momentum) {
+  check_option(momentum >= 0, "SGD", "momentum", momentum, ">= 0");
+  options_.momentum = momentum;
+}
+
+StateDict SGD::state_dict() const {
+  StateDict s = Optimizer::state_dict();
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (momentum_buffer_[i].defined()) s.set(state_key(i, "momentum_buffer"), momentum_buffer_[i]);
+  return s;
+}
+
+void SGD::load_state_dict(const StateDict& state) {
+  Tensors buffers(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    std::string key = state_key(i, "momentum_buffer");
+    if (state.contains(key)) buffers[i] = param_state(state, key, i);
+  }
+  Optimizer::load_state_dict(state);
+  momentum_buffer_ = std::move(buffers);
+}
+
 Tensor SGD::step(const Closure& closure) {
   Tensor loss = closure ? evaluate(closure) : Tensor();
   NoGradGuard no_grad;

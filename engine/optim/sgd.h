@@ -24,6 +24,12 @@ class SGD : public Optimizer {
   double lr() const override { return options_.lr; }
   void set_lr(double lr) override;
   const SGDOptions& options() const { return options_; }
+  // Adds "state.<i>.momentum_buffer".
+  StateDict state_dict() const override;
+  void load_state_dict(const StateDict& state) override;
+  bool has_momentum() const override { return true; }
+  double momentum() const override { return options_.momentum; }
+  void set_momentum(double momentum) override;
 
  private:
   SGDOptions options_;

@@ -33,6 +33,9 @@ from ._taylor import (jet, vmap, laplacian, hessian_diag, input_grad, divergence
                       derivative)
 from . import autograd, cuda, fft, forward_ad, linalg, random  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
+from . import nn  # noqa: E402,F401
+from .custom import custom_op  # noqa: E402,F401  (also binds spire.custom)
+from . import data  # noqa: E402,F401
 
 bool = _C.bool  # noqa: A001  (spire.bool, as torch.bool and np.bool; builtins stay untouched)
 newaxis = None

@@ -95,6 +95,10 @@ void bind_factories(py::module_& m);
 void bind_autodiff(py::module_& m);
 void bind_taylor(py::module_& m);  // jet, vmap, differential operators
 void bind_optim(py::module_& m);   // optimizers
+void bind_nn(py::module_& m);        // spire._C._nn: Module, Sequential, ModuleList
+void bind_nn_layers(py::module_& m); // layers, functional forms and initialisers, into spire._C._nn
+void bind_data(py::module_& m);      // datasets and loaders
+void bind_custom_ops(py::module_& m);  // user-defined ops
 
 }  // namespace spire::python
 

@@ -12,7 +12,10 @@
 #include "engine/ops/reduce.h"
 #include "engine/ops/shape.h"
 #include "engine/optim/adam.h"
+#include "engine/optim/clip.h"
 #include "engine/optim/lbfgs.h"
+#include "engine/optim/rmsprop.h"
+#include "engine/optim/scheduler.h"
 #include "engine/optim/sgd.h"
 
 using namespace spire;
@@ -444,4 +447,265 @@ TEST(Optim, BadParametersAreRejected) {
   optim::SGD sgd({leaf});
   EXPECT_NE(error_of([&] { sgd.step([&] { return leaf; }); }).find("closure must return the loss as a one-element"),
             std::string::npos);
+}
+
+// --- RMSprop, clipping, schedulers, state_dict ----------------------------------------------------
+
+namespace {
+
+// The reference RMSprop of torch.optim (_single_tensor_rmsprop), on plain doubles.
+Vec reference_rmsprop(Vec p, const optim::RMSpropOptions& o, int steps) {
+  Vec v(p.size(), 0.0), m(p.size(), 0.0), b(p.size(), 0.0);
+  for (int s = 0; s < steps; ++s) {
+    Vec g = grad_of(p);
+    for (size_t i = 0; i < p.size(); ++i) {
+      double d = o.maximize ? -g[i] : g[i];
+      d += o.weight_decay * p[i];
+      v[i] = o.alpha * v[i] + (1 - o.alpha) * d * d;
+      double avg;
+      if (o.centered) {
+        m[i] = m[i] + (1 - o.alpha) * (d - m[i]);
+        avg = std::sqrt(v[i] - m[i] * m[i]) + o.eps;
+      } else {
+        avg = std::sqrt(v[i]) + o.eps;
+      }
+      if (o.momentum > 0) {
+        b[i] = o.momentum * b[i] + d / avg;
+        p[i] -= o.lr * b[i];
+      } else {
+        p[i] -= o.lr * d / avg;
+      }
+    }
+  }
+  return p;
+}
+
+// Two parameters, so per-parameter state keys for more than one index are exercised.
+Tensor two_param_loss(const Tensors& ps) { return add(loss_of(ps[0]), sum(square(square(ps[1])))); }
+
+template <class Opt, class Options>
+std::pair<Vec, Vec> train_with_resume(const Options& o, int first, int second, bool resume) {
+  Tensor a = param(kStart), b = param({0.5, -0.25});
+  auto opt = std::make_unique<Opt>(Tensors{a, b}, o);
+  auto steps = [&](Opt& opt, int n) {
+    for (int s = 0; s < n; ++s) {
+      opt.zero_grad();
+      two_param_loss(opt.params()).backward();
+      opt.step();
+    }
+  };
+  steps(*opt, first);
+  if (resume) {
+    optim::StateDict state = opt->state_dict();
+    opt = std::make_unique<Opt>(Tensors{a, b}, o);
+    opt->load_state_dict(state);
+    EXPECT_EQ(opt->step_count(), first);
+  }
+  steps(*opt, second);
+  return {a.to_vector(), b.to_vector()};
+}
+
+void expect_bitwise(const Vec& x, const Vec& y) {
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i], y[i]) << "at " << i;
+}
+
+template <class Opt, class Options>
+void expect_resume_bitwise(const Options& o) {
+  auto straight = train_with_resume<Opt>(o, 10, 0, false);
+  auto resumed = train_with_resume<Opt>(o, 5, 5, true);
+  expect_bitwise(straight.first, resumed.first);
+  expect_bitwise(straight.second, resumed.second);
+}
+
+}  // namespace
+
+TEST(Optim, RMSpropMatchesPyTorchFormulas) {
+  std::vector<optim::RMSpropOptions> cases{
+      {.lr = 0.01},
+      {.lr = 0.02, .alpha = 0.9, .eps = 1e-6, .weight_decay = 0.1},
+      {.lr = 0.01, .momentum = 0.9},
+      {.lr = 0.01, .momentum = 0.5, .centered = true},
+      {.lr = 0.01, .centered = true, .maximize = true},
+  };
+  for (auto& o : cases) expect_near(run<optim::RMSprop>(kStart, o, 9), reference_rmsprop(kStart, o, 9), 1e-13);
+}
+
+TEST(Optim, StateDictResumesBitForBit) {
+  expect_resume_bitwise<optim::SGD>(optim::SGDOptions{.lr = 0.05, .momentum = 0.9, .nesterov = true});
+  expect_resume_bitwise<optim::Adam>(optim::AdamOptions{.lr = 0.05, .weight_decay = 0.1, .amsgrad = true});
+  expect_resume_bitwise<optim::AdamW>(optim::AdamW::defaults());
+  expect_resume_bitwise<optim::RMSprop>(optim::RMSpropOptions{.lr = 0.01, .momentum = 0.9, .centered = true});
+}
+
+TEST(Optim, LBFGSStateDictResumesBitForBit) {
+  Quadratic f;
+  optim::LBFGSOptions o{.max_iter = 3, .tolerance_grad = 0, .tolerance_change = 0, .history_size = 4,
+                        .line_search = optim::LineSearch::StrongWolfe};
+  Tensor a = param(Vec(f.n, 0.0)), b = param(Vec(f.n, 0.0));
+  optim::LBFGS straight({a}, o);
+  for (int i = 0; i < 4; ++i) straight.step(closure_for(straight, a, f));
+  auto first = std::make_unique<optim::LBFGS>(Tensors{b}, o);
+  for (int i = 0; i < 2; ++i) first->step(closure_for(*first, b, f));
+  optim::StateDict state = first->state_dict();
+  EXPECT_GE(state.integer("state.history"), 2);  // curvature pairs carried across the save
+  first.reset();
+  optim::LBFGS resumed({b}, o);
+  resumed.load_state_dict(state);
+  for (int i = 0; i < 2; ++i) resumed.step(closure_for(resumed, b, f));
+  expect_bitwise(a.to_vector(), b.to_vector());
+  EXPECT_EQ(straight.function_evaluations(), resumed.function_evaluations());
+}
+
+TEST(Optim, StateDictNamesItsEntriesAndRejectsMismatches) {
+  Tensor a = param(kStart);
+  optim::Adam opt({a}, {.lr = 0.1});
+  EXPECT_FALSE(opt.state_dict().contains("state.0.exp_avg"));  // nothing before the first update
+  backward_loss(opt);
+  opt.step();
+  optim::StateDict s = opt.state_dict();
+  std::vector<std::string> keys;
+  for (auto& [k, v] : s.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"lr", "step_count", "momentum", "state.0.step", "state.0.exp_avg",
+                                            "state.0.exp_avg_sq"}));
+  Tensor other = param({1.0, 2.0});
+  optim::Adam wrong({other}, {});
+  try {
+    wrong.load_state_dict(s);
+    FAIL() << "expected a ValueError";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("state.0.exp_avg"), std::string::npos) << e.what();
+  }
+  optim::StateDict missing;
+  missing.set("lr", 0.1);
+  try {
+    opt.load_state_dict(missing);
+    FAIL() << "expected a ValueError";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("step_count"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Optim, ClipGradNormMatchesPyTorch) {
+  Tensor a = param({3.0, -4.0}), b = param({12.0});
+  a.set_grad(from_vector<double>({3.0, -4.0}, {2}));
+  b.set_grad(from_vector<double>({12.0}, {1}));
+  Tensor total = optim::clip_grad_norm_({a, b}, 6.5);
+  EXPECT_DOUBLE_EQ(total.item<double>(), 13.0);  // sqrt(9 + 16 + 144)
+  double coef = 6.5 / (13.0 + 1e-6);
+  expect_near(a.grad(), {3 * coef, -4 * coef}, 1e-15);
+  expect_near(b.grad(), {12 * coef}, 1e-15);
+  // The infinity norm is the largest |g|; a norm under max_norm leaves the gradients as they are.
+  EXPECT_DOUBLE_EQ(optim::clip_grad_norm_({a, b}, 100.0, INFINITY).item<double>(), 12 * coef);
+  expect_near(b.grad(), {12 * coef}, 1e-15);
+  // p = 1: the sum of |g|.
+  a.set_grad(from_vector<double>({1.0, -2.0}, {2}));
+  b.set_grad(from_vector<double>({3.0}, {1}));
+  EXPECT_DOUBLE_EQ(optim::clip_grad_norm_({a, b}, 100.0, 1.0).item<double>(), 6.0);
+  b.set_grad(from_vector<double>({NAN}, {1}));
+  EXPECT_THROW(optim::clip_grad_norm_({a, b}, 1.0, 2.0, true), ValueError);
+}
+
+TEST(Optim, ClipGradValueClamps) {
+  Tensor a = param({0.0, 0.0, 0.0});
+  a.set_grad(from_vector<double>({-3.0, 0.5, 2.0}, {3}));
+  optim::clip_grad_value_({a}, 1.0);
+  expect_near(a.grad(), {-1.0, 0.5, 1.0}, 0);
+}
+
+TEST(Scheduler, StepExponentialCosineFollowTheirFormulas) {
+  Tensor p = param(kStart);
+  optim::SGD opt({p}, {.lr = 0.1});
+  optim::StepLR step(opt, 3, 0.5);
+  for (int e = 0; e < 10; ++e) {
+    EXPECT_NEAR(step.get_last_lr(), 0.1 * std::pow(0.5, e / 3), 1e-15) << e;
+    EXPECT_EQ(opt.lr(), step.get_last_lr());
+    step.step();
+  }
+  optim::SGD opt2({param(kStart)}, {.lr = 0.2});
+  optim::ExponentialLR expo(opt2, 0.9);
+  for (int e = 0; e < 10; ++e, expo.step()) EXPECT_NEAR(expo.get_last_lr(), 0.2 * std::pow(0.9, e), 1e-15);
+  optim::SGD opt3({param(kStart)}, {.lr = 0.2});
+  optim::CosineAnnealingLR cosine(opt3, 10, 0.01);
+  for (int e = 0; e <= 25; ++e, cosine.step())
+    EXPECT_NEAR(cosine.get_last_lr(), 0.01 + 0.19 * (1 + std::cos(M_PI * e / 10)) / 2, 1e-14) << e;
+}
+
+TEST(Scheduler, WarmupCosineFollowsItsFormula) {
+  optim::SGD opt({param(kStart)}, {.lr = 1.0});
+  optim::WarmupCosineLR s(opt, 4, 14, 0.1, 0.2);
+  for (int e = 0; e <= 20; ++e, s.step()) {
+    double want = e < 4 ? 0.2 + 0.8 * e / 4.0 : e > 14 ? 0.1 : 0.1 + 0.9 * (1 + std::cos(M_PI * (e - 4) / 10.0)) / 2;
+    EXPECT_NEAR(s.get_last_lr(), want, 1e-15) << e;
+  }
+}
+
+TEST(Scheduler, OneCycleCyclesLrAndMomentum) {
+  optim::SGD opt({param(kStart)}, {.lr = 0.1, .momentum = 0.9});
+  optim::OneCycleLR s(opt, {.max_lr = 1.0, .total_steps = 100});
+  EXPECT_NEAR(s.get_last_lr(), 1.0 / 25, 1e-16);
+  EXPECT_DOUBLE_EQ(opt.momentum(), 0.95);
+  double peak = 0;
+  for (int i = 0; i < 99; ++i) {
+    s.step();
+    peak = std::max(peak, s.get_last_lr());
+    if (i == 28) EXPECT_DOUBLE_EQ(opt.momentum(), 0.85);  // step 29 = pct_start 100 - 1: the peak
+  }
+  EXPECT_DOUBLE_EQ(peak, 1.0);
+  EXPECT_NEAR(s.get_last_lr(), 1.0 / 25 / 1e4, 1e-18);
+  EXPECT_DOUBLE_EQ(opt.momentum(), 0.95);
+  s.step();  // step 100 is allowed, as in PyTorch; 101 is not
+  EXPECT_THROW(s.step(), ValueError);
+  optim::LBFGS lbfgs({param(kStart)});
+  EXPECT_THROW(optim::OneCycleLR(lbfgs, {.max_lr = 1.0, .total_steps = 10}), ValueError);
+}
+
+TEST(Scheduler, ReduceLROnPlateauWaitsPatienceThenCoolsDown) {
+  optim::SGD opt({param(kStart)}, {.lr = 1.0});
+  optim::ReduceLROnPlateau s(opt, {.factor = 0.5, .patience = 2, .cooldown = 1, .min_lr = 0.2});
+  std::vector<double> metrics{1.0, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9};
+  std::vector<double> lrs;
+  for (double m : metrics) {
+    s.step(m);
+    lrs.push_back(opt.lr());
+  }
+  // Bad epochs 1, 2, 3 (> patience) reduce at the 5th metric; then one cooldown epoch, then 3 more.
+  EXPECT_EQ(lrs, (std::vector<double>{1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25}));
+  for (int i = 0; i < 10; ++i) s.step(0.9);
+  EXPECT_EQ(opt.lr(), 0.2);  // min_lr
+  EXPECT_THROW(s.step(), ValueError);
+}
+
+TEST(Scheduler, StateDictResumesBitForBit) {
+  auto run_schedule = [](bool resume) {
+    Tensor p = param(kStart);
+    auto opt = std::make_unique<optim::Adam>(Tensors{p}, optim::AdamOptions{.lr = 0.1});
+    auto sched = std::make_unique<optim::OneCycleLR>(*opt, optim::OneCycleOptions{.max_lr = 0.3, .total_steps = 10});
+    auto cosine_opt = std::make_unique<optim::SGD>(Tensors{param(kStart)}, optim::SGDOptions{.lr = 0.1});
+    auto cosine = std::make_unique<optim::CosineAnnealingLR>(*cosine_opt, 4);
+    for (int i = 0; i < 10; ++i) {
+      if (resume && i == 5) {
+        optim::StateDict os = opt->state_dict(), ss = sched->state_dict();
+        optim::StateDict cos_os = cosine_opt->state_dict(), cos_ss = cosine->state_dict();
+        sched.reset(), cosine.reset();
+        opt = std::make_unique<optim::Adam>(Tensors{p}, optim::AdamOptions{.lr = 0.1});
+        sched = std::make_unique<optim::OneCycleLR>(*opt, optim::OneCycleOptions{.max_lr = 0.3, .total_steps = 10});
+        opt->load_state_dict(os);
+        sched->load_state_dict(ss);
+        cosine_opt = std::make_unique<optim::SGD>(Tensors{param(kStart)}, optim::SGDOptions{.lr = 0.1});
+        cosine = std::make_unique<optim::CosineAnnealingLR>(*cosine_opt, 4);
+        cosine_opt->load_state_dict(cos_os);
+        cosine->load_state_dict(cos_ss);
+      }
+      backward_loss(*opt);
+      opt->step();
+      sched->step();
+      cosine->step();
+    }
+    Vec out = p.to_vector();
+    out.push_back(cosine->get_last_lr());
+    out.push_back(opt->momentum());
+    return out;
+  };
+  expect_bitwise(run_schedule(false), run_schedule(true));
 }

@@ -232,6 +232,8 @@ def test_a_laplacian_loss_trains():
     ("SGD", dict(lr=0.01, momentum=0.9, nesterov=True, weight_decay=0.05), 15),
     ("Adam", dict(lr=0.05, amsgrad=True, weight_decay=0.1), 15),
     ("AdamW", dict(lr=0.05), 15),
+    ("RMSprop", dict(lr=0.01), 15),
+    ("RMSprop", dict(lr=0.01, alpha=0.9, momentum=0.8, centered=True, weight_decay=0.05), 15),
     ("LBFGS", dict(max_iter=5), 4),
     ("LBFGS", dict(max_iter=10, history_size=3, line_search_fn="strong_wolfe"), 3),
 ])
@@ -419,3 +421,191 @@ def test_bad_parameters():
         optim.LBFGS([p, param([1.0], dtype=spire.float32)])
     with pytest.raises(ValueError, match="LBFGS: step needs a closure"):
         optim.LBFGS([p]).step()
+
+
+# ---- state_dict, clipping, schedulers ----------------------------------------------------------
+
+def _two_params():
+    return param(START), param([0.5, -0.25])
+
+
+def _steps(opt, a, b, n, sched=None):
+    for _ in range(n):
+        opt.zero_grad()
+        (loss_of(a) + (b ** 4).sum()).backward()
+        opt.step()
+        if sched is not None:
+            sched.step()
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True),
+    lambda ps: optim.Adam(ps, lr=0.05, amsgrad=True),
+    lambda ps: optim.AdamW(ps, lr=0.05),
+    lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True),
+])
+def test_state_dict_resumes_bit_for_bit(make):
+    a, b = _two_params()
+    opt = make([a, b])
+    sched = optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10)
+    _steps(opt, a, b, 10, sched)
+    straight = np.concatenate([np.asarray(a), np.asarray(b)])
+
+    a, b = _two_params()
+    opt = make([a, b])
+    sched = optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10)
+    _steps(opt, a, b, 5, sched)
+    state, sched_state = opt.state_dict(), sched.state_dict()
+    assert list(state)[:2] == ["lr", "step_count"]
+    assert all(isinstance(v, (spire.Tensor, float, int)) for v in state.values())
+    opt = make([a, b])
+    sched = optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10)
+    opt.load_state_dict(state)
+    sched.load_state_dict(sched_state)
+    _steps(opt, a, b, 5, sched)
+    np.testing.assert_array_equal(np.concatenate([np.asarray(a), np.asarray(b)]), straight)
+
+
+def test_lbfgs_state_dict_resumes_bit_for_bit():
+    def run(resume):
+        x = param([-1.2, 1.0, -0.5, 0.8, 1.3])
+        opt = optim.LBFGS([x], max_iter=4, history_size=3, line_search_fn="strong_wolfe")
+
+        def closure():
+            opt.zero_grad()
+            loss = rosenbrock(x)
+            loss.backward()
+            return loss
+        for i in range(4):
+            if resume and i == 2:
+                state = opt.state_dict()
+                opt = optim.LBFGS([x], max_iter=4, history_size=3, line_search_fn="strong_wolfe")
+                opt.load_state_dict(state)
+            opt.step(closure)
+        return np.asarray(x)
+    np.testing.assert_array_equal(run(False), run(True))
+
+
+def test_load_state_dict_names_the_problem():
+    a = param(START)
+    opt = optim.Adam([a], lr=0.1)
+    opt.zero_grad()
+    loss_of(a).backward()
+    opt.step()
+    state = opt.state_dict()
+    with pytest.raises(ValueError, match="state.0.exp_avg"):
+        optim.Adam([param([1.0, 2.0])]).load_state_dict(state)
+    with pytest.raises(ValueError, match="step_count"):
+        opt.load_state_dict({"lr": 0.1})
+    with pytest.raises(TypeError):
+        opt.load_state_dict([1, 2])
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, float("inf"), "inf"])
+def test_clip_grad_norm_matches_pytorch(norm_type):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    g1, g2 = rng.normal(size=(3, 4)), rng.normal(size=5)
+    ps = [param(np.zeros_like(g1)), param(np.zeros(5))]
+    ts = [torch.zeros(3, 4, dtype=torch.float64, requires_grad=True), torch.zeros(5, dtype=torch.float64, requires_grad=True)]
+    for p, t, g in zip(ps, ts, (g1, g2)):
+        p.grad = spire.tensor(g, dtype=spire.float64)
+        t.grad = torch.tensor(g)
+    total = optim.clip_grad_norm_(ps, 0.7, norm_type=norm_type)
+    ttotal = torch.nn.utils.clip_grad_norm_(ts, 0.7, norm_type=norm_type)
+    assert float(total) == pytest.approx(float(ttotal), rel=1e-14)
+    for p, t in zip(ps, ts):
+        np.testing.assert_allclose(np.asarray(p.grad), t.grad.numpy(), rtol=1e-14)
+    optim.clip_grad_value_(ps[0], 0.1)  # a single tensor is accepted, as in PyTorch
+    torch.nn.utils.clip_grad_value_(ts[0], 0.1)
+    np.testing.assert_allclose(np.asarray(ps[0].grad), ts[0].grad.numpy(), rtol=1e-14)
+
+
+def _lr_trajectory(make, n, metric=None, track_momentum=False, opt_kind="SGD", **opt_kw):
+    x = param(START)
+    opt = getattr(optim, opt_kind)([x], lr=0.1, **opt_kw)
+    sched = make(opt, optim.lr_scheduler)
+    out = []
+    for i in range(n):
+        out.append(sched.get_last_lr()[0] if not track_momentum else opt.defaults.get("momentum", opt.defaults.get("betas", [0])[0]))
+        sched.step(metric[i]) if metric else sched.step()
+    return out
+
+
+def _torch_trajectory(make, n, metric=None, track_momentum=False, opt_kind="SGD", **opt_kw):
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(3, requires_grad=True)
+    opt = getattr(torch.optim, opt_kind)([x], lr=0.1, **opt_kw)
+    sched = make(opt, torch.optim.lr_scheduler)
+    out = []
+    for i in range(n):
+        g = opt.param_groups[0]
+        out.append(sched.get_last_lr()[0] if not track_momentum else g.get("momentum", g.get("betas", [0])[0]))
+        opt.step()
+        sched.step(metric[i]) if metric else sched.step()
+    return out
+
+
+PLATEAU_METRICS = [1.0, 0.9, 0.9, 0.95, 0.9, 0.8, 0.8, 0.8, 0.8, 0.8, 0.81, 0.7, 0.7, 0.7, 0.7, 0.7] * 2
+
+
+@pytest.mark.parametrize("make,n,metric", [
+    (lambda o, L: L.StepLR(o, step_size=3, gamma=0.5), 20, None),
+    (lambda o, L: L.ExponentialLR(o, gamma=0.9), 20, None),
+    (lambda o, L: L.CosineAnnealingLR(o, T_max=7, eta_min=0.001), 40, None),
+    (lambda o, L: L.OneCycleLR(o, max_lr=1.0, total_steps=30), 30, None),
+    (lambda o, L: L.OneCycleLR(o, max_lr=1.0, epochs=4, steps_per_epoch=7, pct_start=0.25, anneal_strategy="linear",
+                               div_factor=10.0, final_div_factor=100.0, three_phase=True), 27, None),
+    (lambda o, L: L.ReduceLROnPlateau(o, factor=0.5, patience=2, cooldown=1, min_lr=0.02), 32, PLATEAU_METRICS),
+    (lambda o, L: L.ReduceLROnPlateau(o, mode="max", patience=1, threshold=0.05, threshold_mode="abs"), 32,
+     [-m for m in PLATEAU_METRICS]),
+])
+def test_schedulers_match_pytorch(make, n, metric):
+    want = _torch_trajectory(make, n, metric)
+    np.testing.assert_allclose(_lr_trajectory(make, n, metric), want, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("opt_kind,kw", [("SGD", dict(momentum=0.9)), ("Adam", {})])
+def test_one_cycle_cycles_momentum_like_pytorch(opt_kind, kw):
+    def make(o, L):
+        return L.OneCycleLR(o, max_lr=1.0, total_steps=20)
+    want = _torch_trajectory(make, 20, track_momentum=True, opt_kind=opt_kind, **kw)
+    np.testing.assert_allclose(_lr_trajectory(make, 20, track_momentum=True, opt_kind=opt_kind, **kw), want, rtol=1e-13)
+
+
+def test_warmup_cosine_matches_its_formula_and_hf_schedule():
+    torch = pytest.importorskip("torch")
+    w, T = 5, 25
+    got = _lr_trajectory(lambda o, L: L.WarmupCosineLR(o, warmup_epochs=w, T_max=T), T + 1)  # HF rises again past T
+    # transformers' get_cosine_schedule_with_warmup, as a LambdaLR.
+    def hf(e):
+        if e < w:
+            return e / w
+        return max(0.0, 0.5 * (1 + math.cos(math.pi * (e - w) / (T - w))))
+    want = _torch_trajectory(lambda o, L: L.LambdaLR(o, hf), T + 1)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-17)
+    got = _lr_trajectory(lambda o, L: L.WarmupCosineLR(o, 4, 10, eta_min=0.01, warmup_start_factor=0.5), 12)
+    assert got[0] == pytest.approx(0.05) and got[2] == pytest.approx(0.075) and got[4] == pytest.approx(0.1)
+    assert got[10] == pytest.approx(0.01) and got[11] == pytest.approx(0.01)
+
+
+def test_scheduler_errors_and_state():
+    x = param(START)
+    opt = optim.SGD([x], lr=0.1)
+    with pytest.raises(ValueError, match="total_steps"):
+        optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0)
+    with pytest.raises(ValueError, match="momentum"):
+        optim.lr_scheduler.OneCycleLR(optim.LBFGS([x]), max_lr=1.0, total_steps=5)
+    with pytest.raises(ValueError, match="mode"):
+        optim.lr_scheduler.ReduceLROnPlateau(opt, mode="lowest")
+    plateau = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0)
+    plateau.step(spire.tensor(1.0))  # a one-element tensor is a metric too
+    plateau.step(2.0)
+    assert opt.lr == pytest.approx(0.01)
+    state = plateau.state_dict()
+    assert state["best"] == 1.0 and state["last_epoch"] == 2
+    sched = optim.lr_scheduler.StepLR(opt, 2)
+    assert sched.last_epoch == 0
+    del opt  # the scheduler keeps its optimizer alive
+    sched.step()
+    assert sched.optimizer.lr == sched.get_last_lr()[0]

@@ -15,6 +15,17 @@ Tensor broadcast_view(const Tensor& t, const Shape& shape) {
   return make_view(t, shape, strides, t.offset());
 }
 
+namespace {
+// One element converted as NumPy's astype does (complex to real keeps the real part).
+template <class O, class I>
+O convert(I v) {
+  if constexpr (is_complex_v<I> && !is_complex_v<O>) return O(v.real());
+  else if constexpr (is_complex_v<O> && !is_complex_v<I>) return O(typename O::value_type(v));
+  else if constexpr (std::is_same_v<O, bool>) return v != I(0);
+  else return static_cast<O>(v);
+}
+}  // namespace
+
 void copy_into(const Tensor& src, Tensor& dst) {
   SPIRE_CHECK(src.shape() == dst.shape(), ShapeError, "copy: shapes ", shape_str(src.shape()), " and ",
               shape_str(dst.shape()), " differ");
@@ -24,12 +35,7 @@ void copy_into(const Tensor& src, Tensor& dst) {
   }
   visit_dtype(dst.dtype(), [&]<class O>() {
     visit_dtype(src.dtype(), [&]<class I>() {
-      map<O, I>(dst, [](I v) -> O {
-        if constexpr (is_complex_v<I> && !is_complex_v<O>) return O(v.real());
-        else if constexpr (is_complex_v<O> && !is_complex_v<I>) return O(typename O::value_type(v));
-        else if constexpr (std::is_same_v<O, bool>) return v != I(0);
-        else return static_cast<O>(v);
-      }, src);
+      map<O, I>(dst, [](I v) { return convert<O>(v); }, src);
     });
   });
 }

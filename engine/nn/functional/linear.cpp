@@ -1,0 +1,109 @@
+#include "engine/nn/functional/linear.h"
+
+#include "engine/core/error.h"
+#include "engine/ops/elementwise.h"
+#include "engine/ops/linalg.h"
+#include "engine/ops/shape.h"
+
+namespace spire::nn::functional {
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  SPIRE_CHECK(weight.dim() == 2, ShapeError, "linear: weight must be [out_features, in_features], got ",
+              shape_str(weight.shape()));
+  SPIRE_CHECK(x.dim() >= 1 && x.shape(-1) == weight.shape(1), ShapeError, "linear: input ",
+              shape_str(x.shape()), " must end in in_features = ", weight.shape(1));
+  Tensor y = matmul(x, mT(weight));
+  if (bias.defined()) {
+    SPIRE_CHECK(bias.dim() == 1 && bias.shape(0) == weight.shape(0), ShapeError, "linear: bias must be [",
+                weight.shape(0), "], got ", shape_str(bias.shape()));
+    y = y + bias;
+  }
+  return y;
+}
+
+std::vector<int64_t> expand_option(std::vector<int64_t> v, int64_t spatial, int64_t dflt, const char* op,
+                                   const char* name) {
+  if (v.empty()) v.assign(size_t(spatial), dflt);
+  if (v.size() == 1) v.assign(size_t(spatial), v[0]);
+  SPIRE_CHECK(int64_t(v.size()) == spatial, ValueError, op, ": ", name, " needs 1 or ", spatial,
+              " values, got ", v.size());
+  return v;
+}
+
+namespace {
+
+// Adds a batch axis to unbatched input (as PyTorch accepts [C, *spatial]); returns whether it did.
+bool batchify(Tensor& x, int64_t spatial, const char* op) {
+  SPIRE_CHECK(x.dim() == spatial + 1 || x.dim() == spatial + 2, ShapeError, op, ": input must be [N, C, ",
+              spatial, " spatial axes] or [C, ", spatial, " spatial axes], got ", shape_str(x.shape()));
+  if (x.dim() == spatial + 2) return false;
+  x = unsqueeze(x, 0);
+  return true;
+}
+
+Tensor add_channel_bias(const Tensor& y, const Tensor& bias, const char* op) {
+  if (!bias.defined()) return y;
+  SPIRE_CHECK(bias.dim() == 1 && bias.shape(0) == y.shape(1), ShapeError, op, ": bias must be [",
+              y.shape(1), "], got ", shape_str(bias.shape()));
+  Shape s(size_t(y.dim()), 1);
+  s[1] = bias.shape(0);
+  return y + reshape(bias, s);
+}
+
+}  // namespace
+
+Tensor conv(const Tensor& x_in, const Tensor& weight, const Tensor& bias, int64_t spatial, const ConvArgs& a) {
+  const char* op = "conv";
+  Tensor x = x_in;
+  bool added = batchify(x, spatial, op);
+  ConvOptions o;
+  o.stride = expand_option(a.stride, spatial, 1, op, "stride");
+  o.padding = expand_option(a.padding, spatial, 0, op, "padding");
+  o.dilation = expand_option(a.dilation, spatial, 1, op, "dilation");
+  o.groups = a.groups;
+  if (a.padding_mode != "zeros") {
+    PadMode mode;
+    if (a.padding_mode == "reflect") mode = PadMode::Reflect;
+    else if (a.padding_mode == "circular") mode = PadMode::Circular;
+    else throw ValueError(detail::cat("conv: padding_mode must be \"zeros\", \"reflect\" or \"circular\", got \"",
+                                      a.padding_mode, "\""));
+    std::vector<std::pair<int64_t, int64_t>> pads;
+    for (int64_t p : o.padding) pads.push_back({p, p});
+    x = pad(x, pads, mode);
+    o.padding.assign(size_t(spatial), 0);
+  }
+  Tensor y = add_channel_bias(spire::conv(x, weight, o), bias, op);
+  return added ? squeeze(y, {0}) : y;
+}
+
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a) { return conv(x, w, b, 1, a); }
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a) { return conv(x, w, b, 2, a); }
+Tensor conv3d(const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a) { return conv(x, w, b, 3, a); }
+
+Tensor conv_transpose(const Tensor& x_in, const Tensor& weight, const Tensor& bias, int64_t spatial,
+                      const ConvArgs& a, std::vector<int64_t> output_padding) {
+  const char* op = "conv_transpose";
+  SPIRE_CHECK(a.padding_mode == "zeros", ValueError, op, ": only padding_mode \"zeros\" is supported (as PyTorch)");
+  Tensor x = x_in;
+  bool added = batchify(x, spatial, op);
+  ConvOptions o;
+  o.stride = expand_option(a.stride, spatial, 1, op, "stride");
+  o.padding = expand_option(a.padding, spatial, 0, op, "padding");
+  o.dilation = expand_option(a.dilation, spatial, 1, op, "dilation");
+  o.groups = a.groups;
+  output_padding = expand_option(std::move(output_padding), spatial, 0, op, "output_padding");
+  Tensor y = add_channel_bias(spire::conv_transpose(x, weight, o, output_padding), bias, op);
+  return added ? squeeze(y, {0}) : y;
+}
+
+Tensor conv_transpose1d(const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a, std::vector<int64_t> op) {
+  return conv_transpose(x, w, b, 1, a, std::move(op));
+}
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a, std::vector<int64_t> op) {
+  return conv_transpose(x, w, b, 2, a, std::move(op));
+}
+Tensor conv_transpose3d(const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a, std::vector<int64_t> op) {
+  return conv_transpose(x, w, b, 3, a, std::move(op));
+}
+
+}  // namespace spire::nn::functional

@@ -1,0 +1,481 @@
+// spire._C._nn: Module, Sequential and ModuleList (engine/nn/module.h, containers.h) for Python.
+//
+// A Python class may subclass Module: PyModule (the trampoline) routes the engine's forward to the
+// Python `forward`, and its name and extra_repr to the Python class. Attribute assignment registers
+// what PyTorch registers: a leaf tensor that requires grad becomes a parameter, a Module a child;
+// buffers are registered explicitly. Attribute reads fall back to those registries.
+//
+// Lifetime: a module handed to the engine (as a child, or to a container) is held through a
+// shared_ptr that also owns a reference to its Python object, so a Python subclass stays alive (and
+// its `forward` callable) for as long as any engine-side parent holds it.
+//
+// Layers (bind_nn_layers) derive from Module with std::shared_ptr holders:
+//   py::class_<nn::Linear, nn::Module, std::shared_ptr<nn::Linear>>(nn_module, "Linear")
+#include "common.h"
+#include "engine/nn/containers.h"
+#include "engine/nn/module.h"
+
+namespace spire::python {
+namespace {
+
+using nn::Module;
+using nn::ModulePtr;
+
+std::string type_name_of(py::handle h) { return py::str(py::type::of(h).attr("__name__")); }
+
+// The outputs of a Python forward as engine tensors: a tensor, or a tuple/list of tensors.
+Tensors to_tensors(const py::object& r, const std::string& who) {
+  if (const Tensor* t = tensor_ptr(r)) return {*t};
+  if (py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) {
+    Tensors out;
+    for (auto item : r) {
+      const Tensor* t = tensor_ptr(item);
+      if (!t)
+        throw py::type_error(who + ".forward returned a sequence holding " + type_name_of(item) +
+                             "; the engine can only pass tensors between modules");
+      out.push_back(*t);
+    }
+    return out;
+  }
+  throw py::type_error(who + ".forward must return a tensor or a tuple of tensors to be called from the engine "
+                       "(inside Sequential), got " + type_name_of(r));
+}
+
+// The trampoline for Python subclasses.
+class PyModule : public Module {
+ public:
+  using Module::Module;
+  using Module::forward;
+
+  Tensors forward(const Tensors& inputs) override {
+    {
+      py::gil_scoped_acquire gil;
+      py::function f = py::get_override(static_cast<const Module*>(this), "forward");
+      if (f) {
+        py::tuple args(inputs.size());
+        for (size_t i = 0; i < inputs.size(); ++i) args[i] = py::cast(inputs[i]);
+        return to_tensors(f(*args), type_name());
+      }
+    }
+    return Module::forward(inputs);
+  }
+
+  std::string type_name() const override {
+    py::gil_scoped_acquire gil;
+    py::handle self = py::detail::get_object_handle(static_cast<const Module*>(this),
+                                                    py::detail::get_type_info(typeid(Module)));
+    if (self) return type_name_of(self);
+    return Module::type_name();
+  }
+
+  std::string extra_repr() const override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(static_cast<const Module*>(this), "extra_repr");
+    if (f) return py::str(f());
+    return Module::extra_repr();
+  }
+};
+
+// A shared_ptr to the module that also keeps its Python object alive (see the file comment).
+ModulePtr hold(py::handle obj) {
+  auto sp = obj.cast<ModulePtr>();
+  if (!sp) throw py::value_error("the module is None");
+  auto* ref = new py::object(py::reinterpret_borrow<py::object>(obj));
+  std::shared_ptr<void> keep(ref, [](py::object* o) {
+    if (!Py_IsInitialized()) return;  // at interpreter exit: leave it to the OS
+    py::gil_scoped_acquire gil;
+    delete o;
+  });
+  // Aliasing: points at the module, owns the Python reference (which owns the holder).
+  return ModulePtr(keep, sp.get());
+}
+
+bool is_module(py::handle h) { return py::isinstance<Module>(h); }
+
+// Whether Module.__init__ has run for self (before it, the instance holds no engine object).
+bool constructed(py::handle self) {
+  if (!py::isinstance<Module>(self)) return false;
+  auto* inst = reinterpret_cast<py::detail::instance*>(self.ptr());
+  // The instance's first (and, for modules, only) C++ value: Module or the layer deriving from it.
+  return inst->get_value_and_holder(nullptr, false).holder_constructed();
+}
+
+// The module inside self, or a clear error when Module.__init__ has not run yet.
+Module* module_of(py::handle self, const std::string& what) {
+  Module* m = constructed(self) ? self.cast<Module*>() : nullptr;
+  if (!m)
+    throw py::attribute_error("cannot " + what + " before Module.__init__() call (call super().__init__() first in " +
+                              type_name_of(self) + ".__init__)");
+  return m;
+}
+
+bool is_python_subclass(const Module* m) { return dynamic_cast<const PyModule*>(m) != nullptr; }
+// A layer written in C++ (not Module itself, not a Python subclass of it): it keeps its own handles.
+bool is_engine_layer(const Module* m) { return !is_python_subclass(m) && typeid(*m) != typeid(Module); }
+
+void drop_from_dict(py::handle self, const std::string& name) {
+  if (py::hasattr(self, "__dict__")) {
+    py::dict d = self.attr("__dict__");
+    if (d.contains(name)) PyDict_DelItemString(d.ptr(), name.c_str());
+  }
+}
+
+py::object tensor_or_none(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
+py::object module_or_none(const ModulePtr& m) { return m ? py::cast(m) : py::none(); }
+
+// For a C++ layer, a parameter or buffer is rebound in place: the layer's own handle to it must see
+// the new values. A Python module reads its tensors through the registry, so it may take the new
+// tensor itself, as in PyTorch.
+void assign_tensor(Module* m, const std::string& name, const Tensor& value, bool param) {
+  Tensor old = param ? m->parameter(name) : m->buffer(name);
+  if (is_engine_layer(m) && old.defined()) {
+    if (param && !value.requires_grad()) throw py::type_error("cannot assign a tensor that does not require grad "
+                                                              "as parameter '" + name + "' (use spire.nn.Parameter)");
+    old.set_data(value.detach());
+    return;
+  }
+  if (param) m->register_parameter(name, value);
+  else m->register_buffer(name, value, m->buffer_is_persistent(name));
+}
+
+void module_setattr(py::handle self, const std::string& name, py::object value) {
+  Module* m = module_of(self, "assign attribute '" + name + "'");
+  if (const Tensor* t = tensor_ptr(value)) {
+    if (m->has_buffer(name)) return assign_tensor(m, name, *t, false);
+    if (t->is_leaf() && t->requires_grad()) {
+      drop_from_dict(self, name);
+      if (m->has_child(name)) m->unregister(name);
+      return assign_tensor(m, name, *t, true);
+    }
+    if (m->has_parameter(name))
+      throw py::type_error("cannot assign a tensor that is not a leaf requiring grad as parameter '" + name +
+                           "' of " + m->type_name() + " (wrap it in spire.nn.Parameter(...), or assign None)");
+  } else if (is_module(value)) {
+    drop_from_dict(self, name);
+    if (m->has_parameter(name) || m->has_buffer(name)) m->unregister(name);
+    m->register_module(name, hold(value));
+    return;
+  } else if (value.is_none() && (m->has_parameter(name) || m->has_buffer(name) || m->has_child(name))) {
+    if (m->has_parameter(name)) m->register_parameter(name, Tensor());
+    else if (m->has_buffer(name)) m->register_buffer(name, Tensor(), m->buffer_is_persistent(name));
+    else m->register_module<Module>(name, nullptr);
+    return;
+  } else if (m->has_parameter(name) || m->has_child(name) || m->has_buffer(name)) {
+    const char* kind = m->has_parameter(name) ? "parameter" : m->has_buffer(name) ? "buffer" : "child module";
+    throw py::type_error("cannot assign " + type_name_of(value) + " as " + kind + " '" + name + "' of " +
+                         m->type_name() + " (a tensor, a Module or None is expected)");
+  }
+  py::module_::import("builtins").attr("object").attr("__setattr__")(self, name, value);
+}
+
+py::object module_getattr(py::handle self, const std::string& name) {
+  Module* m = constructed(self) ? self.cast<Module*>() : nullptr;
+  if (m) {
+    if (m->has_parameter(name)) return tensor_or_none(m->parameter(name));
+    if (m->has_buffer(name)) return tensor_or_none(m->buffer(name));
+    if (m->has_child(name)) return module_or_none(m->child(name));
+  }
+  throw py::attribute_error("'" + type_name_of(self) + "' object has no attribute '" + name + "'");
+}
+
+void module_delattr(py::handle self, const std::string& name) {
+  Module* m = module_of(self, "delete attribute '" + name + "'");
+  if (m->unregister(name)) return;
+  py::module_::import("builtins").attr("object").attr("__delattr__")(self, name);
+}
+
+template <class Pairs, class F>
+py::iterator iter_named(const Pairs& pairs, F value) {
+  py::list out;
+  for (auto& [k, v] : pairs) out.append(py::make_tuple(k, value(v)));
+  return py::iter(out);
+}
+template <class Items, class F>
+py::iterator iter_values(const Items& items, F value) {
+  py::list out;
+  for (auto& v : items) out.append(value(v));
+  return py::iter(out);
+}
+
+nn::StateDict to_state_dict(py::handle state) {
+  if (!py::hasattr(state, "items"))
+    throw py::type_error("load_state_dict: expected a mapping of names to tensors (a dict), got " +
+                         type_name_of(state));
+  nn::StateDict sd;
+  for (auto item : state.attr("items")()) {
+    auto kv = item.cast<py::tuple>();
+    if (!py::isinstance<py::str>(kv[0]))
+      throw py::type_error("load_state_dict: keys must be strings, got " + type_name_of(kv[0]));
+    sd.insert(kv[0].cast<std::string>(), to_tensor(kv[1]));
+  }
+  return sd;
+}
+
+py::object incompatible_keys_type() {
+  static py::object* type = new py::object(py::module_::import("collections")
+                                               .attr("namedtuple")("IncompatibleKeys",
+                                                                   py::make_tuple("missing_keys", "unexpected_keys")));
+  return *type;
+}
+
+// dtype-like or device-like, as Tensor.to.
+void module_to(Module& m, py::handle what) {
+  bool is_device = py::isinstance<Device>(what);
+  if (!is_device && py::isinstance<py::str>(what)) {
+    std::string s = what.cast<std::string>();
+    is_device = s == "cpu" || s.rfind("cuda", 0) == 0;
+  }
+  if (is_device) m.to(py::isinstance<Device>(what) ? what.cast<Device>() : Device::parse(what.cast<std::string>()));
+  else m.to(to_dtype(what));
+}
+
+py::object call_forward(Module& m, py::args args) {
+  Tensors xs;
+  for (auto a : args) xs.push_back(to_tensor(a));
+  if (xs.size() == 1) return py::cast(m.forward(xs[0]));
+  Tensors out = m.forward(xs);
+  if (out.size() == 1) return py::cast(out[0]);
+  py::tuple t(out.size());
+  for (size_t i = 0; i < out.size(); ++i) t[i] = py::cast(out[i]);
+  return std::move(t);
+}
+
+std::vector<ModulePtr> hold_all(py::handle modules) {
+  std::vector<ModulePtr> out;
+  for (auto m : modules) {
+    if (!is_module(m))
+      throw py::type_error("expected spire.nn.Module instances, got " + type_name_of(m));
+    out.push_back(hold(m));
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_nn(py::module_& m) {
+  py::module_ nnm = m.def_submodule("_nn", "Neural-network modules (use spire.nn).");
+
+  nnm.def("Parameter", [](py::handle data, bool requires_grad) {
+        Tensor t = to_tensor(data).detach();  // shares memory with data, without its history
+        t.set_requires_grad(requires_grad);
+        return t;
+      }, py::arg("data"), py::arg("requires_grad") = true,
+      "A leaf tensor sharing data's memory, requiring grad: assigned to a Module attribute it becomes a "
+      "parameter (torch.nn.Parameter).");
+
+  py::class_<Module, PyModule, std::shared_ptr<Module>> mod(nnm, "Module", py::dynamic_attr(),
+      "Base of all neural-network modules (torch.nn.Module). Subclass it, assign parameters "
+      "(spire.nn.Parameter) and submodules as attributes in __init__ after super().__init__(), and "
+      "define forward.");
+  mod.def(py::init<>())
+      .def("__setattr__", &module_setattr)
+      .def("__getattr__", &module_getattr)
+      .def("__delattr__", &module_delattr)
+      .def("__dir__", [](py::handle self) {
+        py::list out = py::module_::import("builtins").attr("object").attr("__dir__")(self);
+        Module* md = constructed(self) ? self.cast<Module*>() : nullptr;
+        if (md) {
+          for (auto& [k, v] : md->own_parameters()) out.append(k);
+          for (auto& [k, v] : md->own_buffers()) out.append(k);
+          for (auto& [k, v] : md->own_children()) out.append(k);
+        }
+        return out;
+      })
+      .def("forward", &call_forward, "Runs the module on tensors (subclasses define it).")
+      .def("__call__", [](py::handle self, py::args args, py::kwargs kwargs) {
+        return self.attr("forward")(*args, **kwargs);
+      })
+      .def("register_parameter", [](py::handle self, const std::string& name, py::object value) {
+        Module* md = module_of(self, "register parameter '" + name + "'");
+        const Tensor* t = tensor_ptr(value);
+        if (!t && !value.is_none())
+          throw py::type_error("register_parameter: expected a tensor or None, got " + type_name_of(value));
+        drop_from_dict(self, name);
+        md->register_parameter(name, t ? *t : Tensor());
+      }, py::arg("name"), py::arg("param"))
+      .def("register_buffer", [](py::handle self, const std::string& name, py::object value, bool persistent) {
+        Module* md = module_of(self, "register buffer '" + name + "'");
+        const Tensor* t = tensor_ptr(value);
+        if (!t && !value.is_none())
+          throw py::type_error("register_buffer: expected a tensor or None, got " + type_name_of(value));
+        drop_from_dict(self, name);
+        md->register_buffer(name, t ? *t : Tensor(), persistent);
+      }, py::arg("name"), py::arg("tensor"), py::arg("persistent") = true)
+      .def("register_module", [](py::handle self, const std::string& name, py::object value) {
+        Module* md = module_of(self, "register module '" + name + "'");
+        drop_from_dict(self, name);
+        if (value.is_none()) md->register_module<Module>(name, nullptr);
+        else if (is_module(value)) md->register_module(name, hold(value));
+        else throw py::type_error("register_module: expected a Module or None, got " + type_name_of(value));
+      }, py::arg("name"), py::arg("module"))
+      .def("add_module", [](py::handle self, const std::string& name, py::object value) {
+        self.attr("register_module")(name, value);
+      }, py::arg("name"), py::arg("module"))
+      .def("parameters", [](const Module& md, bool recurse) {
+        return iter_values(md.parameters(recurse), [](const Tensor& t) { return py::cast(t); });
+      }, py::arg("recurse") = true, "An iterator over the parameters (each once, in registration order).")
+      .def("named_parameters", [](const Module& md, const std::string& prefix, bool recurse) {
+        return iter_named(md.named_parameters(prefix, recurse), [](const Tensor& t) { return py::cast(t); });
+      }, py::arg("prefix") = "", py::arg("recurse") = true, "An iterator over (dotted name, parameter).")
+      .def("buffers", [](const Module& md, bool recurse) {
+        return iter_values(md.buffers(recurse), [](const Tensor& t) { return py::cast(t); });
+      }, py::arg("recurse") = true)
+      .def("named_buffers", [](const Module& md, const std::string& prefix, bool recurse) {
+        return iter_named(md.named_buffers(prefix, recurse), [](const Tensor& t) { return py::cast(t); });
+      }, py::arg("prefix") = "", py::arg("recurse") = true)
+      .def("children", [](const Module& md) {
+        return iter_values(md.children(), [](const ModulePtr& c) { return py::cast(c); });
+      })
+      .def("named_children", [](const Module& md) {
+        return iter_named(md.named_children(), [](const ModulePtr& c) { return py::cast(c); });
+      })
+      .def("modules", [](py::object self) {
+        // Self first as the Python object itself (named_modules on the engine side cannot know it).
+        py::list out;
+        out.append(self);
+        auto all = self.cast<Module&>().named_modules();
+        for (size_t i = 1; i < all.size(); ++i) out.append(py::cast(all[i].second));
+        return py::iter(out);
+      })
+      .def("named_modules", [](py::object self, const std::string& prefix) {
+        py::list out;
+        out.append(py::make_tuple(prefix, self));
+        auto all = self.cast<Module&>().named_modules(prefix);
+        for (size_t i = 1; i < all.size(); ++i) out.append(py::make_tuple(all[i].first, py::cast(all[i].second)));
+        return py::iter(out);
+      }, py::arg("prefix") = "")
+      .def("get_submodule", [](py::object self, const std::string& target) {
+        py::object cur = self;
+        size_t start = 0;
+        while (!target.empty() && start <= target.size()) {
+          size_t dot = target.find('.', start);
+          std::string part = target.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+          ModulePtr c = cur.cast<Module&>().child(part);
+          if (!c)
+            throw py::attribute_error(type_name_of(cur) + " has no submodule '" + part + "' (in '" + target + "')");
+          cur = py::cast(c);
+          if (dot == std::string::npos) break;
+          start = dot + 1;
+        }
+        return cur;
+      }, py::arg("target"))
+      .def("apply", [](py::object self, py::function fn) {
+        for (auto c : self.attr("children")()) c.attr("apply")(fn);
+        fn(self);
+        return self;
+      }, py::arg("fn"), "Calls fn on every submodule (children first), then on self; returns self.")
+      .def("state_dict", [](const Module& md) {
+        py::object od = py::module_::import("collections").attr("OrderedDict")();
+        for (auto& [k, v] : md.state_dict()) od[py::str(k)] = py::cast(v);
+        return od;
+      }, "An OrderedDict of the parameters and persistent buffers by dotted name (detached).")
+      .def("load_state_dict", [](Module& md, py::handle state, bool strict) {
+        nn::LoadResult r = md.load_state_dict(to_state_dict(state), strict);
+        return incompatible_keys_type()(py::cast(r.missing_keys), py::cast(r.unexpected_keys));
+      }, py::arg("state_dict"), py::arg("strict") = true,
+      "Copies values into the existing parameters and buffers after checking keys, shapes and dtypes; "
+      "returns (missing_keys, unexpected_keys).")
+      .def("train", [](py::object self, bool on) {
+        self.cast<Module&>().train(on);
+        return self;
+      }, py::arg("mode") = true)
+      .def("eval", [](py::object self) {
+        self.cast<Module&>().eval();
+        return self;
+      })
+      .def_property("training", &Module::is_training, &Module::set_training_flag)
+      .def("requires_grad_", [](py::object self, bool on) {
+        for (auto& p : self.cast<Module&>().parameters()) p.set_requires_grad(on);
+        return self;
+      }, py::arg("requires_grad") = true)
+      .def("zero_grad", &Module::zero_grad, py::arg("set_to_none") = true)
+      .def("to", [](py::object self, py::handle what) {
+        module_to(self.cast<Module&>(), what);
+        return self;
+      }, py::arg("dtype_or_device"), "Converts parameters and buffers in place (floating ones for a dtype).")
+      .def("double", [](py::object self) { self.cast<Module&>().to(DType::Float64); return self; })
+      .def("float", [](py::object self) { self.cast<Module&>().to(DType::Float32); return self; })
+      .def("cpu", [](py::object self) { self.cast<Module&>().to(kCPU); return self; })
+      .def("cuda", [](py::object self) { self.cast<Module&>().to(Device::parse("cuda")); return self; })
+      // A C++ layer's own options; a Python subclass overrides this method itself (the trampoline
+      // reads that override), so for it the base answer is "".
+      .def("extra_repr", [](const Module& md) {
+        return is_python_subclass(&md) ? md.Module::extra_repr() : md.extra_repr();
+      })
+      .def("__repr__", [](const Module& md) { return md.repr(); });
+
+  py::class_<nn::Sequential, Module, std::shared_ptr<nn::Sequential>>(nnm, "Sequential", py::dynamic_attr(),
+      "Calls its modules in order, each on the previous one's output (torch.nn.Sequential). Takes modules, or "
+      "one dict of name -> module.")
+      .def(py::init([](py::args args) {
+        auto s = std::make_shared<nn::Sequential>();
+        if (args.size() == 1 && py::hasattr(args[0], "items") && !is_module(args[0])) {
+          for (auto item : args[0].attr("items")()) {
+            auto kv = item.cast<py::tuple>();
+            if (!is_module(kv[1]))
+              throw py::type_error("Sequential: expected modules, got " + type_name_of(kv[1]));
+            s->register_module(kv[0].cast<std::string>(), hold(kv[1]));
+          }
+          return s;
+        }
+        for (auto& md : hold_all(args)) s->append(md);
+        return s;
+      }))
+      .def("append", [](py::object self, py::handle md) {
+        self.cast<nn::Sequential&>().append(hold_all(py::make_tuple(md))[0]);
+        return self;
+      }, py::arg("module"))
+      .def("extend", [](py::object self, py::iterable mods) {
+        for (auto& md : hold_all(mods)) self.cast<nn::Sequential&>().append(md);
+        return self;
+      }, py::arg("modules"))
+      .def("__len__", &nn::Sequential::size)
+      .def("__getitem__", [](const nn::Sequential& s, int64_t i) { return s.at(i); })
+      .def("__getitem__", [](const nn::Sequential& s, py::slice sl) {
+        size_t start, stop, step, len;
+        if (!sl.compute(s.size(), &start, &stop, &step, &len)) throw py::error_already_set();
+        auto out = std::make_shared<nn::Sequential>();
+        for (size_t k = 0, i = start; k < len; ++k, i += step) out->append(s.at(int64_t(i)));
+        return out;
+      })
+      .def("__iter__", [](const nn::Sequential& s) {
+        py::list out;
+        for (auto& [k, v] : s.own_children()) out.append(py::cast(v));
+        return py::iter(out);
+      });
+
+  py::class_<nn::ModuleList, Module, std::shared_ptr<nn::ModuleList>>(nnm, "ModuleList", py::dynamic_attr(),
+      "A list of modules whose parameters are registered (torch.nn.ModuleList).")
+      .def(py::init([](py::object modules) {
+        auto l = std::make_shared<nn::ModuleList>();
+        if (!modules.is_none()) l->extend(hold_all(modules));
+        return l;
+      }), py::arg("modules") = py::none())
+      .def("append", [](py::object self, py::handle md) {
+        self.cast<nn::ModuleList&>().append(hold_all(py::make_tuple(md))[0]);
+        return self;
+      }, py::arg("module"))
+      .def("extend", [](py::object self, py::iterable mods) {
+        self.cast<nn::ModuleList&>().extend(hold_all(mods));
+        return self;
+      }, py::arg("modules"))
+      .def("insert", [](nn::ModuleList& l, int64_t i, py::handle md) { l.insert(i, hold_all(py::make_tuple(md))[0]); },
+           py::arg("index"), py::arg("module"))
+      .def("__len__", &nn::ModuleList::size)
+      .def("__getitem__", [](const nn::ModuleList& l, int64_t i) { return l.at(i); })
+      .def("__getitem__", [](const nn::ModuleList& l, py::slice sl) {
+        size_t start, stop, step, len;
+        if (!sl.compute(l.size(), &start, &stop, &step, &len)) throw py::error_already_set();
+        auto out = std::make_shared<nn::ModuleList>();
+        for (size_t k = 0, i = start; k < len; ++k, i += step) out->append(l.at(int64_t(i)));
+        return out;
+      })
+      .def("__setitem__", [](nn::ModuleList& l, int64_t i, py::handle md) { l.set(i, hold_all(py::make_tuple(md))[0]); })
+      .def("__iter__", [](const nn::ModuleList& l) {
+        py::list out;
+        for (auto& v : l.items()) out.append(py::cast(v));
+        return py::iter(out);
+      });
+}
+
+}  // namespace spire::python

@@ -19,40 +19,7 @@ import math
 import time
 
 import spire
-from spire import optim
-
-DTYPE = spire.float64  # float32 stalls above a relative error of 1e-3
-
-
-def mlp_params(widths, gen):
-    """Glorot-normal weights and zero biases of a multilayer perceptron, as leaves to optimize."""
-    params = []
-    for n_in, n_out in zip(widths[:-1], widths[1:]):
-        sd = math.sqrt(2.0 / (n_in + n_out))
-        params.append(spire.random.normal((n_in, n_out), 0.0, sd, DTYPE, gen).requires_grad_())
-        params.append(spire.zeros(n_out, dtype=DTYPE).requires_grad_())
-    return params
-
-
-def mlp(params, z):
-    """The network at points z = (x, t) ([..., 2]) -> [...]: tanh on every hidden layer."""
-    h = z
-    for i in range(0, len(params), 2):
-        h = h @ params[i] + params[i + 1]
-        if i + 2 < len(params):
-            h = spire.tanh(h)
-    return h[..., 0]
-
-
-def grid_points(n):
-    s = spire.linspace(0.0, 1.0, n, dtype=DTYPE)
-    x = spire.broadcast_to(s.reshape(n, 1), (n, n))
-    t = spire.broadcast_to(s.reshape(1, n), (n, n))
-    return spire.stack([x, t], -1).reshape(n * n, 2)
-
-
-def relative_l2(u, v):
-    return math.sqrt(float(((u - v) ** 2).sum()) / float((v ** 2).sum()))
+from pinn_common import DTYPE, grid_points, mlp, mlp_params, relative_l2, train
 
 
 def main():
@@ -98,41 +65,7 @@ def main():
         with spire.no_grad():
             return relative_l2(u(grid), u_grid)
 
-    adam = optim.Adam(params, lr=1e-3)
-    for step in range(args.adam_steps):
-        adam.zero_grad()
-        loss = loss_fn()
-        loss.backward()
-        adam.step()
-    print(f"Adam   {args.adam_steps:5d} steps       loss {float(loss):.3e}  "
-          f"rel. L2 error {error():.3e}  ({time.perf_counter() - t0:.1f} s)")
-
-    lbfgs = optim.LBFGS(params, max_iter=100, history_size=50, tolerance_grad=1e-10,
-                        tolerance_change=1e-14, line_search_fn="strong_wolfe")
-
-    def closure():
-        lbfgs.zero_grad()
-        loss = loss_fn()
-        loss.backward()
-        return loss
-
-    report = 500
-    while lbfgs.iterations < args.lbfgs_iterations:
-        before = lbfgs.iterations
-        loss = lbfgs.step(closure)
-        if lbfgs.iterations >= report:
-            report += 500
-            print(f"L-BFGS {lbfgs.iterations:5d} iterations  loss {float(loss):.3e}  "
-                  f"rel. L2 error {error():.3e}  ({time.perf_counter() - t0:.1f} s)")
-        if lbfgs.iterations == before:
-            break  # converged to the tolerances: no iteration left to make
-
-    err = error()
-    wall = time.perf_counter() - t0
-    print(f"final relative L2 error {err:.3e} on a 101x101 (x, t) grid "
-          f"({lbfgs.iterations} L-BFGS iterations, {lbfgs.function_evaluations} loss evaluations)")
-    print(f"wall time {wall:.1f} s")
-    return err
+    return train(params, loss_fn, error, args.adam_steps, args.lbfgs_iterations, t0, "101x101 (x, t) grid")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 // Layers (bind_nn_layers) derive from Module with std::shared_ptr holders:
 //   py::class_<nn::Linear, nn::Module, std::shared_ptr<nn::Linear>>(nn_module, "Linear")
 #include "common.h"
+#include "engine/nn/checkpoint.h"  // bind_checkpoint
 #include "engine/nn/containers.h"
 #include "engine/nn/module.h"
 
@@ -252,8 +253,11 @@ std::vector<ModulePtr> hold_all(py::handle modules) {
 
 }  // namespace
 
+void bind_checkpoint(py::module_& nnm);  // checkpoints, at the end of this file
+
 void bind_nn(py::module_& m) {
   py::module_ nnm = m.def_submodule("_nn", "Neural-network modules (use spire.nn).");
+  bind_checkpoint(nnm);
 
   nnm.def("Parameter", [](py::handle data, bool requires_grad) {
         Tensor t = to_tensor(data).detach();  // shares memory with data, without its history
@@ -476,6 +480,103 @@ void bind_nn(py::module_& m) {
         for (auto& v : l.items()) out.append(py::cast(v));
         return py::iter(out);
       });
+}
+
+
+// ===================================================================================================
+// Checkpoints (engine/nn/checkpoint.h): the raw read and write of a checkpoint file, for
+// python/spire/checkpoint.py, which gathers the state_dicts from (and restores them into) the live
+// objects, so that Python subclasses of Module and of the optimizers work as well.
+// ===================================================================================================
+namespace {
+
+py::dict ckpt_optim_to_py(const optim::StateDict& state) {
+  py::dict d;
+  for (const auto& [k, v] : state.items()) {
+    if (auto* t = std::get_if<Tensor>(&v)) d[py::str(k)] = py::cast(*t);
+    else if (auto* x = std::get_if<double>(&v)) d[py::str(k)] = py::float_(*x);
+    else d[py::str(k)] = py::int_(std::get<int64_t>(v));
+  }
+  return d;
+}
+
+optim::StateDict ckpt_optim_from_py(py::handle obj, const char* part) {
+  if (!py::isinstance<py::dict>(obj))
+    throw py::type_error(std::string("save_checkpoint: the ") + part + " state must be a dict from state_dict(), got " +
+                         type_name_of(obj));
+  optim::StateDict state;
+  for (auto [k, v] : py::reinterpret_borrow<py::dict>(obj)) {
+    std::string key = py::str(k);
+    if (PyBool_Check(v.ptr()))
+      throw py::type_error(std::string("save_checkpoint: ") + part + " entry '" + key + "' is a bool");
+    if (PyLong_Check(v.ptr())) state.set(key, v.cast<int64_t>());
+    else if (PyFloat_Check(v.ptr())) state.set(key, v.cast<double>());
+    else if (const Tensor* t = tensor_ptr(v)) state.set(key, *t);
+    else if (py::hasattr(v, "__array__")) state.set(key, to_tensor(v));
+    else
+      throw py::type_error(std::string("save_checkpoint: ") + part + " entry '" + key +
+                           "' must be a tensor, a float or an int, got " + type_name_of(v));
+  }
+  return state;
+}
+
+}  // namespace
+
+void bind_checkpoint(py::module_& nnm) {
+  nnm.def("_write_checkpoint", [](const std::string& path, py::handle model, py::handle optimizer,
+                                   py::handle scheduler, py::list rng, int64_t epoch, int64_t step,
+                                   py::dict metadata) {
+        nn::CheckpointData d;
+        if (!model.is_none()) d.model = to_state_dict(model);
+        if (!optimizer.is_none()) d.optimizer = ckpt_optim_from_py(optimizer, "optimizer");
+        if (!scheduler.is_none()) d.scheduler = ckpt_optim_from_py(scheduler, "scheduler");
+        for (auto item : rng) {
+          auto t = item.cast<py::tuple>();
+          d.rng.emplace_back(t[0].cast<std::string>(),
+                             nn::GeneratorState{t[1].cast<uint64_t>(), t[2].cast<uint64_t>(), t[3].cast<uint64_t>()});
+        }
+        d.epoch = epoch;
+        d.step = step;
+        for (auto [k, v] : metadata) {
+          if (!py::isinstance<py::str>(k) || !py::isinstance<py::str>(v))
+            throw py::type_error("save_checkpoint: metadata must map str to str, got " + type_name_of(k) + " -> " +
+                                 type_name_of(v));
+          d.metadata.emplace_back(k.cast<std::string>(), v.cast<std::string>());
+        }
+        py::gil_scoped_release release;
+        nn::write_checkpoint(path, d);
+      }, py::arg("path"), py::arg("model"), py::arg("optimizer"), py::arg("scheduler"), py::arg("rng"),
+      py::arg("epoch"), py::arg("step"), py::arg("metadata"));
+  nnm.def("_read_checkpoint", [](const std::string& path) {
+        nn::CheckpointData d;
+        {
+          py::gil_scoped_release release;
+          d = nn::read_checkpoint(path);
+        }
+        py::dict out;
+        if (d.model) {
+          py::object od = py::module_::import("collections").attr("OrderedDict")();
+          for (auto& [k, v] : *d.model) od[py::str(k)] = py::cast(v);
+          out["model"] = od;
+        } else {
+          out["model"] = py::none();
+        }
+        out["optimizer"] = d.optimizer ? py::object(ckpt_optim_to_py(*d.optimizer)) : py::none();
+        out["scheduler"] = d.scheduler ? py::object(ckpt_optim_to_py(*d.scheduler)) : py::none();
+        py::dict rng;
+        for (auto& [name, st] : d.rng) rng[py::str(name)] = py::make_tuple(st.seed, st.stream, st.offset);
+        out["rng"] = rng;
+        out["epoch"] = d.epoch;
+        out["step"] = d.step;
+        py::dict meta;
+        for (auto& [k, v] : d.metadata) meta[py::str(k)] = py::str(v);
+        out["metadata"] = meta;
+        return out;
+      }, py::arg("path"));
+  nnm.def("_set_generator_state", [](Generator& g, uint64_t seed, uint64_t stream, uint64_t offset) {
+        g = Generator(seed, stream);
+        g.set_offset(offset);
+      }, py::arg("generator"), py::arg("seed"), py::arg("stream"), py::arg("offset"));
 }
 
 }  // namespace spire::python

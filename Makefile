@@ -2,7 +2,7 @@
 #
 #   make build     configure (Ninja, Release, ccache) into build/, compile, make `import spire` work
 #   make test      build, then the C++ tests (ctest) and the Python tests (pytest); one summary line
-#   make demo      build, then `spire demo` (a short tour; figures under out/demo/)
+#   make demo      build, then `spire demo` (a short tour; figures under out/demo/) and examples/digits.py
 #   make validate  build, then the heavy validation checks, with a report of their figures
 #   make bench     build with benchmarks, then bench/engine (PyTorch and JAX as references)
 #
@@ -88,6 +88,12 @@ test: build
 
 demo: build
 	@$(BUILD)/bin/spire demo --out $(OUT)
+	# spire.nn end to end: an MLP and a CNN on scikit-learn's digits, >= 97% test accuracy each.
+	if grep -q '^SPIRE_PYTHON:BOOL=ON' $(BUILD)/CMakeCache.txt; then
+	  PYTHONPATH=$(CURDIR)/python$${PYTHONPATH:+:$$PYTHONPATH} $(PYTHON) examples/digits.py --out $(OUT)/digits
+	else
+	  echo "demo: examples/digits.py left out (this build has SPIRE_PYTHON=OFF)"
+	fi
 
 # Heavy checks, too slow for `make test`. Each is one command; all run, then a report lists them.
 # Later work adds validation scripts as tests/validate/*.py or C++ programs built as

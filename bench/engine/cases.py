@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from pinn import pinn
+from train_step import train_step
 
 BATCH, WIDTH, LAYERS = 1024, 256, 4
 N_ELEM = 1 << 24
@@ -201,4 +202,4 @@ def rfft(fw):
 
 
 BUILDERS = {"add": add, "matmul": matmul, "mlp": mlp, "copy": copy, "elementwise": elementwise,
-            "rfft": rfft, "pinn": pinn}
+            "rfft": rfft, "pinn": pinn, "train_step": train_step}

@@ -9,6 +9,7 @@ import numpy as np
 
 from cases import BATCH, LAYERS, N_ELEM, N_FFT, WIDTH
 from pinn import DIMS, HIDDEN_LAYERS, N_POINTS, WIDTH as PINN_WIDTH
+from train_step import CHECK_STEPS, LR, MODELS as TRAIN_MODELS
 from workers import WorkerError
 
 
@@ -390,5 +391,48 @@ def bench_pinn(ctx):
     return s
 
 
+def bench_train(ctx):
+    s = Section("train", "8. Training step: forward, cross-entropy, backward, Adam update",
+                "python3 bench/engine/run.py --only train", "Spire ≤ PyTorch's time per step (ratio ≤ 1×)")
+    load0 = os.getloadavg()[0]
+    rows, checked = [], []
+    for model, info in TRAIN_MODELS.items():
+        ok, diffs = None, {}
+        for check, rtol in (("losses", 1e-5), ("weights", 1e-3)):
+            d = {}
+            passed = measure(ctx, s, {fw: (fw, "train_step", {"model": model, "check": check})
+                                      for fw in ("torch", "spire")},
+                             reference="torch", rtol=rtol, timed=False, diffs=d)
+            ok = set(passed) if ok is None else ok & set(passed)
+            if "spire" in d:
+                diffs[check] = d["spire"]
+        checked.append(f"{model}: " + ", ".join(f"{k} {v:.1e}" for k, v in diffs.items()))
+        med = measure(ctx, s, {fw: (fw, "train_step", {"model": model, "check": "losses"})
+                               for fw in ("spire", "torch") if fw in ok}, min_s=0.3)
+        sp, pt = med.get("spire"), med.get("torch")
+        ratio = sp / pt if sp and pt else None
+        rows.append([info["doc"], fmt_time(sp), fmt_time(pt), fmt_ratio(ratio),
+                     verdict(None if ratio is None else ratio <= 1.0)])
+    s.table("Median time per training step (`zero_grad`, forward, `cross_entropy`, `backward`, "
+            "`Adam.step`); ratio = Spire / PyTorch",
+            ["model", "Spire", "PyTorch (CPU, eager)", "ratio", "goal ≤ 1×"], rows)
+    s.note(f"Float32; the same weights (PyTorch's default initialisation, drawn with NumPy), inputs "
+           f"(standard normal) and integer targets in both; Adam with lr = {LR:g} and PyTorch's other "
+           "defaults; one step on a fixed batch per call, the optimizer state carried across calls. "
+           "Spire: `spire.nn.Sequential` of `Linear`/`Conv2d`/`ReLU`, `spire.nn.functional.cross_entropy`, "
+           "`loss.backward()`, `spire.optim.Adam`; PyTorch: the same with `torch.nn`/`torch.optim` "
+           "(bench/engine/train_step.py). The CNN's flatten is a `reshape` between two `Sequential`s.")
+    s.note("Both use every core of the machine: PyTorch's intra-op pool (`torch.get_num_threads()`, "
+           "see Versions) and Spire's OpenMP pool (one thread per core by default).")
+    s.note(f"Checked before timing, against PyTorch, over {CHECK_STEPS} steps from the same weights "
+           "(max relative difference): the losses (tolerance 1e-5) and the weights after the steps "
+           "(tolerance 1e-3: Adam's first update is about lr·sign(g), so a gradient entry at rounding "
+           "level may move by 2·lr either way) — " + "; ".join(checked))
+    s.note(f"Load average (1 min) {load0:.1f} when this section started, {os.getloadavg()[0]:.1f} when it "
+           "ended (figures taken under load are not comparable).")
+    return s
+
+
 ALL = {"dispatch": bench_dispatch, "matmul": bench_matmul, "mlp": bench_mlp, "hvp": bench_hvp,
-       "memory": bench_memory, "fft": bench_fft, "pinn": bench_pinn}
+       "memory": bench_memory, "fft": bench_fft, "pinn": bench_pinn,
+       "train": bench_train}

@@ -29,6 +29,24 @@ from workers import Pool, WorkerError  # noqa: E402
 CPP_FILTERS = {"dispatch": "AddTiny", "matmul": "Matmul", "mlp": "MlpGrad", "hvp": "Mlp(Grad|Hvp)",
                "memory": "Stream|Axpb|Exp|Tanh", "fft": "Rfft", "pinn": "Pinn"}
 
+# Sections another script renders on its own (it prints the section with --no-write); run here in a
+# subprocess with this run's Spire on its path, so that `make bench` regenerates them too.
+SCRIPTS = {"data": "data_bench.py"}
+# RESULTS.md order (the section numbers in the titles follow it).
+ORDER = [k for k in pybench.ALL if k != "train"] + ["data", "train"]
+
+
+def run_script(key, spire_dir, reps):
+    """The rendered section of SCRIPTS[key], or raises RuntimeError with why not."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([spire_dir, os.environ.get("PYTHONPATH", "")]))
+    cmd = [sys.executable, os.path.join(HERE, SCRIPTS[key]), "--reps", str(reps), "--no-write"]
+    print("+", " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    m = re.search(rf"<!-- section:{key} -->.*?<!-- end:{key} -->", proc.stdout, re.S)
+    if proc.returncode != 0 or not m:
+        raise RuntimeError(f"{SCRIPTS[key]} exited {proc.returncode}: {proc.stderr.strip()[-300:]}")
+    return m.group(0)
+
 
 def machine():
     model = "unknown"
@@ -194,16 +212,16 @@ def merge(path, header, rendered, order):
 def main():
     warnings.filterwarnings("ignore", category=FutureWarning)  # torch's import-time notices
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", default="", help="comma-separated: " + ",".join(pybench.ALL))
+    ap.add_argument("--only", default="", help="comma-separated: " + ",".join(ORDER))
     ap.add_argument("--reps", type=int, default=7, help="samples per contender (median kept)")
     ap.add_argument("--build-dir", default=None, help="where bin/bench_engine is (default: build, else build-bench)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args()
-    sections = [s for s in args.only.split(",") if s] or list(pybench.ALL)
-    bad = [s for s in sections if s not in pybench.ALL]
+    sections = [s for s in args.only.split(",") if s] or list(ORDER)
+    bad = [s for s in sections if s not in ORDER]
     if bad:
-        ap.error(f"unknown section(s) {bad}; choose from {list(pybench.ALL)}")
+        ap.error(f"unknown section(s) {bad}; choose from {ORDER}")
 
     start = datetime.datetime.now().astimezone()
     load0 = os.getloadavg()
@@ -218,6 +236,15 @@ def main():
     rendered = {}
     for key in sections:
         print(f"== {key}", flush=True)
+        if key in SCRIPTS:
+            try:
+                rendered[key] = run_script(key, spire_dir, args.reps)
+            except RuntimeError as e:
+                sec = pybench.Section(key, key, f"python3 bench/engine/run.py --only {key}", "see above")
+                sec.note(f"section failed: {e}")
+                rendered[key] = render_section(sec, when)
+            print(rendered[key], flush=True)
+            continue
         try:
             sec = pybench.ALL[key](ctx)
         except Exception as e:  # noqa: BLE001 -- one broken section must not lose the others
@@ -255,7 +282,7 @@ def main():
         f"- Spire's BLAS as loaded here: `{blas}`",
     ])
     if not args.no_write:
-        merge(args.out, header, rendered, list(pybench.ALL))
+        merge(args.out, header, rendered, ORDER)
         print(f"wrote {args.out}")
 
 

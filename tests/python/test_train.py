@@ -288,6 +288,6 @@ def test_model_checkpoint_uses_spire_save_checkpoint(tmp_path, monkeypatch):
         def save_checkpoint(path, model, optimizer=None, epoch=0):
             calls.append((os.path.basename(path), optimizer is not None, epoch))
 
-    monkeypatch.setattr(T, "_spire_checkpoint", lambda: Fake)
+    monkeypatch.setattr(T.callbacks, "_spire_checkpoint", lambda: Fake)
     _scripted_fit([2.0, 1.0], [T.ModelCheckpoint(str(tmp_path / "c.h5"), include_optimizer=True)])
     assert calls == [("c.h5", True, 1), ("c.h5", True, 2)]

@@ -83,9 +83,18 @@ SPIRE_REGISTER_KERNEL("maximum", DeviceKind::CPU, extremum_kernel<true>);
 SPIRE_REGISTER_KERNEL("minimum", DeviceKind::CPU, extremum_kernel<false>);
 
 // The condition is read as bytes: GCC does not vectorise loads of bool (a 1-bit type to it).
+// A number as one branch (relu's 0) is captured, so the loop has two operands and vectorises.
 void where_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs&) {
   visit_dtype(out[0].dtype(), [&]<class T>() {
-    map<T, uint8_t, T, T>(out[0], [](uint8_t c, T a, T b) { return c ? a : b; }, in[0], in[1], in[2]);
+    if (in[2].numel() == 1 && in[1].numel() != 1) {
+      T b = *in[2].data<T>();
+      map<T, uint8_t, T>(out[0], [b](uint8_t c, T a) { return c ? a : b; }, in[0], in[1]);
+    } else if (in[1].numel() == 1 && in[2].numel() != 1) {
+      T a = *in[1].data<T>();
+      map<T, uint8_t, T>(out[0], [a](uint8_t c, T b) { return c ? a : b; }, in[0], in[2]);
+    } else {
+      map<T, uint8_t, T, T>(out[0], [](uint8_t c, T a, T b) { return c ? a : b; }, in[0], in[1], in[2]);
+    }
   });
 }
 SPIRE_REGISTER_KERNEL("where", DeviceKind::CPU, where_kernel);

@@ -135,19 +135,6 @@ std::vector<Tensor> batch_loop(const BatchContext& c) {
 
 }  // namespace batching
 
-namespace {
-
-Tensor move_axis(const Tensor& x, int64_t from, int64_t to) {
-  if (from == to) return x;
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < x.dim(); ++i)
-    if (i != from) perm.push_back(i);
-  perm.insert(perm.begin() + to, from);
-  return permute(x, perm);
-}
-
-}  // namespace
-
 Function vmap(const Function& f, const std::vector<std::optional<int64_t>>& in_axes,
               const std::vector<int64_t>& out_axes) {
   return [f, in_axes, out_axes](const Tensors& args) {
@@ -168,7 +155,7 @@ Function vmap(const Function& f, const std::vector<std::optional<int64_t>>& in_a
     batching::Level level(*size);
     Tensors logical(args.size());
     for (size_t i = 0; i < args.size(); ++i)
-      logical[i] = axes[i] ? batching::wrap(move_axis(args[i], *axes[i], 0), level.get()) : args[i];
+      logical[i] = axes[i] ? batching::wrap(moveaxis(args[i], *axes[i], 0), level.get()) : args[i];
     Tensors outs = f(logical);
     SPIRE_CHECK(out_axes.empty() || out_axes.size() == outs.size(), ValueError, "vmap: out_axes has ",
                 out_axes.size(), " entries for ", outs.size(), " outputs");
@@ -176,7 +163,7 @@ Function vmap(const Function& f, const std::vector<std::optional<int64_t>>& in_a
     for (size_t k = 0; k < outs.size(); ++k) {
       Tensor p = batching::unwrap(outs[k], level.get());
       int64_t to = out_axes.empty() ? 0 : normalize_axis(out_axes[k], p.dim(), "vmap");
-      result.push_back(move_axis(p, 0, to));
+      result.push_back(moveaxis(p, 0, to));
     }
     return result;
   };

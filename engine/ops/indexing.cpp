@@ -162,20 +162,12 @@ Tensor scatter_add_raw(const Tensor& x, const Tensor& index, const Tensor& src, 
   return call1(d, {x, index, src}, Attrs{{"axis", axis}});
 }
 
-Tensor move_axis(const Tensor& x, int64_t from, int64_t to) {
-  if (from == to) return x;
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < x.dim(); ++i)
-    if (i != from) perm.push_back(i);
-  perm.insert(perm.begin() + to, from);
-  return permute(x, perm);
-}
 
 // A mapped packed index [n, k, B...] as the packed index [k+1, n, B...] whose first component is
 // the batch position: it indexes x with its mapped axis moved next to the indexed axes, so each
 // batch entry takes from its own slice in one call.
 Tensor with_batch_component(const Tensor& packed, int64_t n) {
-  Tensor moved = move_axis(packed, 0, 1);
+  Tensor moved = moveaxis(packed, 0, 1);
   Shape b(moved.shape().begin() + 1, moved.shape().end()), column(b.size(), 1);
   column[0] = n;
   Tensor position = expand(reshape(to(arange(0, double(n), 1, packed.dtype()), packed.device()), column), b);
@@ -212,8 +204,8 @@ SPIRE_DEFINE_OP({
       const Tensor &x = c.inputs[0], &packed = c.inputs[1];
       if (!c.batched[1]) return {index_select_raw(x, packed, axis + 1)};
       // The index's batch axis lands at `axis` of the result, in place of the indexed axes.
-      if (!c.batched[0]) return {move_axis(index_select_raw(x, move_axis(packed, 0, 1), axis), axis, 0)};
-      return {move_axis(index_select_raw(move_axis(x, 0, axis), with_batch_component(packed, c.size), axis), axis, 0)};
+      if (!c.batched[0]) return {moveaxis(index_select_raw(x, moveaxis(packed, 0, 1), axis), axis, 0)};
+      return {moveaxis(index_select_raw(moveaxis(x, 0, axis), with_batch_component(packed, c.size), axis), axis, 0)};
     },
     .nondiff_inputs = {1},
     .samples = [] {
@@ -260,7 +252,7 @@ SPIRE_DEFINE_OP({
       Tensor x = batching::mapped_input(c, 0), src = batching::mapped_input(c, 2);
       if (!c.batched[1]) return {index_add_raw(x, c.inputs[1], src, axis + 1)};
       Tensor packed = with_batch_component(c.inputs[1], c.size);
-      return {move_axis(index_add_raw(move_axis(x, 0, axis), packed, move_axis(src, 0, axis), axis), axis, 0)};
+      return {moveaxis(index_add_raw(moveaxis(x, 0, axis), packed, moveaxis(src, 0, axis), axis), axis, 0)};
     },
     .nondiff_inputs = {1},
     .samples = [] {

@@ -11,6 +11,9 @@ Tensor alias(const Tensor& x);  // a view of all of x: a new identity for autodi
 Tensor reshape(const Tensor& x, const Shape& shape);  // one dimension may be -1
 Tensor flatten(const Tensor& x, int64_t start_axis = 0, int64_t end_axis = -1);
 Tensor permute(const Tensor& x, const std::vector<int64_t>& perm);
+// NumPy's moveaxis: axes `source` go to positions `destination`, the others keep their order.
+Tensor moveaxis(const Tensor& x, const std::vector<int64_t>& source, const std::vector<int64_t>& destination);
+Tensor moveaxis(const Tensor& x, int64_t source, int64_t destination);
 Tensor transpose(const Tensor& x, int64_t a, int64_t b);
 Tensor mT(const Tensor& x);  // swaps the last two axes
 Tensor expand(const Tensor& x, const Shape& shape);  // NumPy broadcast_to; no copy

@@ -1,5 +1,6 @@
 // Views: ops whose output shares memory with the input (alias, reshape, expand, permute) and the
 // copy that makes a view contiguous.
+#include <algorithm>
 #include <numeric>
 
 #include "engine/autodiff/series.h"
@@ -224,6 +225,25 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& perm) {
   for (size_t i = 0; i < p.size(); ++i) identity &= p[i] == int64_t(i);
   if (identity) return x;
   return call1(d, {x}, Attrs{{"perm", p}});
+}
+
+Tensor moveaxis(const Tensor& x, const std::vector<int64_t>& source, const std::vector<int64_t>& destination) {
+  SPIRE_CHECK(source.size() == destination.size(), ShapeError, "moveaxis: ", source.size(),
+              " source axes but ", destination.size(), " destinations");
+  int64_t n = x.dim();
+  std::vector<std::pair<int64_t, int64_t>> moves;  // (destination, source)
+  for (size_t k = 0; k < source.size(); ++k)
+    moves.emplace_back(normalize_axis(destination[k], n, "moveaxis"), normalize_axis(source[k], n, "moveaxis"));
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::none_of(moves.begin(), moves.end(), [&](auto& m) { return m.second == i; })) order.push_back(i);
+  std::sort(moves.begin(), moves.end());
+  for (auto [d, s] : moves) order.insert(order.begin() + d, s);
+  return permute(x, order);
+}
+
+Tensor moveaxis(const Tensor& x, int64_t source, int64_t destination) {
+  return moveaxis(x, std::vector<int64_t>{source}, std::vector<int64_t>{destination});
 }
 
 Tensor transpose(const Tensor& x, int64_t a, int64_t b) {

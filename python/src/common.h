@@ -13,6 +13,7 @@
 #include "engine/core/dtype.h"
 #include "engine/core/scalar.h"
 #include "engine/core/tensor.h"
+#include "engine/optim/state_dict.h"
 
 namespace py = pybind11;
 
@@ -95,6 +96,13 @@ void bind_factories(py::module_& m);
 void bind_autodiff(py::module_& m);
 void bind_taylor(py::module_& m);  // jet, vmap, differential operators
 void bind_optim(py::module_& m);   // optimizers
+// The Python type name of an object, for error messages.
+inline std::string type_name(py::handle h) { return py::str(py::type::of(h).attr("__name__")); }
+
+// Optimizer, scheduler and checkpoint state dicts as ordered Python dicts (tensors stay tensors,
+// numbers become float or int), and back; `who` starts error messages.
+py::dict state_dict_to_py(const optim::StateDict& state);
+optim::StateDict state_dict_from_py(py::handle obj, const std::string& who);
 void bind_nn(py::module_& m);        // spire._C._nn: Module, Sequential, ModuleList
 void bind_nn_layers(py::module_& m); // layers, functional forms and initialisers, into spire._C._nn
 void bind_data(py::module_& m);      // datasets and loaders

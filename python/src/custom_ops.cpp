@@ -27,7 +27,7 @@ constexpr const char* kPrivate = "__";
 // --- attributes ----------------------------------------------------------------------------------
 
 bool is_spire_dtype(py::handle h) {
-  return py::isinstance(h, dtype_object(DType::Float32).get_type()) ||
+  return py::isinstance(h, py::type::of(dtype_object(DType::Float32))) ||
          py::isinstance(h, py::module_::import("numpy").attr("dtype"));
 }
 

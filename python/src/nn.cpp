@@ -22,7 +22,6 @@ namespace {
 using nn::Module;
 using nn::ModulePtr;
 
-std::string type_name_of(py::handle h) { return py::str(py::type::of(h).attr("__name__")); }
 
 // The outputs of a Python forward as engine tensors: a tensor, or a tuple/list of tensors.
 Tensors to_tensors(const py::object& r, const std::string& who) {
@@ -32,14 +31,14 @@ Tensors to_tensors(const py::object& r, const std::string& who) {
     for (auto item : r) {
       const Tensor* t = tensor_ptr(item);
       if (!t)
-        throw py::type_error(who + ".forward returned a sequence holding " + type_name_of(item) +
+        throw py::type_error(who + ".forward returned a sequence holding " + type_name(item) +
                              "; the engine can only pass tensors between modules");
       out.push_back(*t);
     }
     return out;
   }
   throw py::type_error(who + ".forward must return a tensor or a tuple of tensors to be called from the engine "
-                       "(inside Sequential), got " + type_name_of(r));
+                       "(inside Sequential), got " + type_name(r));
 }
 
 // The trampoline for Python subclasses.
@@ -65,7 +64,7 @@ class PyModule : public Module {
     py::gil_scoped_acquire gil;
     py::handle self = py::detail::get_object_handle(static_cast<const Module*>(this),
                                                     py::detail::get_type_info(typeid(Module)));
-    if (self) return type_name_of(self);
+    if (self) return python::type_name(self);
     return Module::type_name();
   }
 
@@ -106,7 +105,7 @@ Module* module_of(py::handle self, const std::string& what) {
   Module* m = constructed(self) ? self.cast<Module*>() : nullptr;
   if (!m)
     throw py::attribute_error("cannot " + what + " before Module.__init__() call (call super().__init__() first in " +
-                              type_name_of(self) + ".__init__)");
+                              type_name(self) + ".__init__)");
   return m;
 }
 
@@ -163,7 +162,7 @@ void module_setattr(py::handle self, const std::string& name, py::object value) 
     return;
   } else if (m->has_parameter(name) || m->has_child(name) || m->has_buffer(name)) {
     const char* kind = m->has_parameter(name) ? "parameter" : m->has_buffer(name) ? "buffer" : "child module";
-    throw py::type_error("cannot assign " + type_name_of(value) + " as " + kind + " '" + name + "' of " +
+    throw py::type_error("cannot assign " + type_name(value) + " as " + kind + " '" + name + "' of " +
                          m->type_name() + " (a tensor, a Module or None is expected)");
   }
   py::module_::import("builtins").attr("object").attr("__setattr__")(self, name, value);
@@ -176,7 +175,7 @@ py::object module_getattr(py::handle self, const std::string& name) {
     if (m->has_buffer(name)) return tensor_or_none(m->buffer(name));
     if (m->has_child(name)) return module_or_none(m->child(name));
   }
-  throw py::attribute_error("'" + type_name_of(self) + "' object has no attribute '" + name + "'");
+  throw py::attribute_error("'" + type_name(self) + "' object has no attribute '" + name + "'");
 }
 
 void module_delattr(py::handle self, const std::string& name) {
@@ -201,12 +200,12 @@ py::iterator iter_values(const Items& items, F value) {
 nn::StateDict to_state_dict(py::handle state) {
   if (!py::hasattr(state, "items"))
     throw py::type_error("load_state_dict: expected a mapping of names to tensors (a dict), got " +
-                         type_name_of(state));
+                         type_name(state));
   nn::StateDict sd;
   for (auto item : state.attr("items")()) {
     auto kv = item.cast<py::tuple>();
     if (!py::isinstance<py::str>(kv[0]))
-      throw py::type_error("load_state_dict: keys must be strings, got " + type_name_of(kv[0]));
+      throw py::type_error("load_state_dict: keys must be strings, got " + type_name(kv[0]));
     sd.insert(kv[0].cast<std::string>(), to_tensor(kv[1]));
   }
   return sd;
@@ -245,7 +244,7 @@ std::vector<ModulePtr> hold_all(py::handle modules) {
   std::vector<ModulePtr> out;
   for (auto m : modules) {
     if (!is_module(m))
-      throw py::type_error("expected spire.nn.Module instances, got " + type_name_of(m));
+      throw py::type_error("expected spire.nn.Module instances, got " + type_name(m));
     out.push_back(hold(m));
   }
   return out;
@@ -293,7 +292,7 @@ void bind_nn(py::module_& m) {
         Module* md = module_of(self, "register parameter '" + name + "'");
         const Tensor* t = tensor_ptr(value);
         if (!t && !value.is_none())
-          throw py::type_error("register_parameter: expected a tensor or None, got " + type_name_of(value));
+          throw py::type_error("register_parameter: expected a tensor or None, got " + type_name(value));
         drop_from_dict(self, name);
         md->register_parameter(name, t ? *t : Tensor());
       }, py::arg("name"), py::arg("param"))
@@ -301,7 +300,7 @@ void bind_nn(py::module_& m) {
         Module* md = module_of(self, "register buffer '" + name + "'");
         const Tensor* t = tensor_ptr(value);
         if (!t && !value.is_none())
-          throw py::type_error("register_buffer: expected a tensor or None, got " + type_name_of(value));
+          throw py::type_error("register_buffer: expected a tensor or None, got " + type_name(value));
         drop_from_dict(self, name);
         md->register_buffer(name, t ? *t : Tensor(), persistent);
       }, py::arg("name"), py::arg("tensor"), py::arg("persistent") = true)
@@ -310,7 +309,7 @@ void bind_nn(py::module_& m) {
         drop_from_dict(self, name);
         if (value.is_none()) md->register_module<Module>(name, nullptr);
         else if (is_module(value)) md->register_module(name, hold(value));
-        else throw py::type_error("register_module: expected a Module or None, got " + type_name_of(value));
+        else throw py::type_error("register_module: expected a Module or None, got " + type_name(value));
       }, py::arg("name"), py::arg("module"))
       .def("add_module", [](py::handle self, const std::string& name, py::object value) {
         self.attr("register_module")(name, value);
@@ -356,7 +355,7 @@ void bind_nn(py::module_& m) {
           std::string part = target.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
           ModulePtr c = cur.cast<Module&>().child(part);
           if (!c)
-            throw py::attribute_error(type_name_of(cur) + " has no submodule '" + part + "' (in '" + target + "')");
+            throw py::attribute_error(type_name(cur) + " has no submodule '" + part + "' (in '" + target + "')");
           cur = py::cast(c);
           if (dot == std::string::npos) break;
           start = dot + 1;
@@ -417,7 +416,7 @@ void bind_nn(py::module_& m) {
           for (auto item : args[0].attr("items")()) {
             auto kv = item.cast<py::tuple>();
             if (!is_module(kv[1]))
-              throw py::type_error("Sequential: expected modules, got " + type_name_of(kv[1]));
+              throw py::type_error("Sequential: expected modules, got " + type_name(kv[1]));
             s->register_module(kv[0].cast<std::string>(), hold(kv[1]));
           }
           return s;
@@ -488,48 +487,14 @@ void bind_nn(py::module_& m) {
 // python/spire/checkpoint.py, which gathers the state_dicts from (and restores them into) the live
 // objects, so that Python subclasses of Module and of the optimizers work as well.
 // ===================================================================================================
-namespace {
-
-py::dict ckpt_optim_to_py(const optim::StateDict& state) {
-  py::dict d;
-  for (const auto& [k, v] : state.items()) {
-    if (auto* t = std::get_if<Tensor>(&v)) d[py::str(k)] = py::cast(*t);
-    else if (auto* x = std::get_if<double>(&v)) d[py::str(k)] = py::float_(*x);
-    else d[py::str(k)] = py::int_(std::get<int64_t>(v));
-  }
-  return d;
-}
-
-optim::StateDict ckpt_optim_from_py(py::handle obj, const char* part) {
-  if (!py::isinstance<py::dict>(obj))
-    throw py::type_error(std::string("save_checkpoint: the ") + part + " state must be a dict from state_dict(), got " +
-                         type_name_of(obj));
-  optim::StateDict state;
-  for (auto [k, v] : py::reinterpret_borrow<py::dict>(obj)) {
-    std::string key = py::str(k);
-    if (PyBool_Check(v.ptr()))
-      throw py::type_error(std::string("save_checkpoint: ") + part + " entry '" + key + "' is a bool");
-    if (PyLong_Check(v.ptr())) state.set(key, v.cast<int64_t>());
-    else if (PyFloat_Check(v.ptr())) state.set(key, v.cast<double>());
-    else if (const Tensor* t = tensor_ptr(v)) state.set(key, *t);
-    else if (py::hasattr(v, "__array__")) state.set(key, to_tensor(v));
-    else
-      throw py::type_error(std::string("save_checkpoint: ") + part + " entry '" + key +
-                           "' must be a tensor, a float or an int, got " + type_name_of(v));
-  }
-  return state;
-}
-
-}  // namespace
-
 void bind_checkpoint(py::module_& nnm) {
   nnm.def("_write_checkpoint", [](const std::string& path, py::handle model, py::handle optimizer,
                                    py::handle scheduler, py::list rng, int64_t epoch, int64_t step,
                                    py::dict metadata) {
         nn::CheckpointData d;
         if (!model.is_none()) d.model = to_state_dict(model);
-        if (!optimizer.is_none()) d.optimizer = ckpt_optim_from_py(optimizer, "optimizer");
-        if (!scheduler.is_none()) d.scheduler = ckpt_optim_from_py(scheduler, "scheduler");
+        if (!optimizer.is_none()) d.optimizer = state_dict_from_py(optimizer, "save_checkpoint: the optimizer state");
+        if (!scheduler.is_none()) d.scheduler = state_dict_from_py(scheduler, "save_checkpoint: the scheduler state");
         for (auto item : rng) {
           auto t = item.cast<py::tuple>();
           d.rng.emplace_back(t[0].cast<std::string>(),
@@ -539,8 +504,8 @@ void bind_checkpoint(py::module_& nnm) {
         d.step = step;
         for (auto [k, v] : metadata) {
           if (!py::isinstance<py::str>(k) || !py::isinstance<py::str>(v))
-            throw py::type_error("save_checkpoint: metadata must map str to str, got " + type_name_of(k) + " -> " +
-                                 type_name_of(v));
+            throw py::type_error("save_checkpoint: metadata must map str to str, got " + type_name(k) + " -> " +
+                                 type_name(v));
           d.metadata.emplace_back(k.cast<std::string>(), v.cast<std::string>());
         }
         py::gil_scoped_release release;
@@ -561,8 +526,8 @@ void bind_checkpoint(py::module_& nnm) {
         } else {
           out["model"] = py::none();
         }
-        out["optimizer"] = d.optimizer ? py::object(ckpt_optim_to_py(*d.optimizer)) : py::none();
-        out["scheduler"] = d.scheduler ? py::object(ckpt_optim_to_py(*d.scheduler)) : py::none();
+        out["optimizer"] = d.optimizer ? py::object(state_dict_to_py(*d.optimizer)) : py::none();
+        out["scheduler"] = d.scheduler ? py::object(state_dict_to_py(*d.scheduler)) : py::none();
         py::dict rng;
         for (auto& [name, st] : d.rng) rng[py::str(name)] = py::make_tuple(st.seed, st.stream, st.offset);
         out["rng"] = rng;

@@ -16,7 +16,6 @@
 namespace spire::python {
 namespace {
 
-std::string type_name(py::handle h) { return py::str(py::type::of(h).attr("__name__")); }
 
 // The parameters: any iterable of tensors (a list, a generator). Parameter groups (dicts) are not
 // supported: there is one set of options per optimizer.
@@ -70,36 +69,6 @@ py::object step(optim::Optimizer& opt, py::object closure) {
   };
   maybe_release(work, [&] { opt.step(c); });
   return first;
-}
-
-// A state_dict as an ordered Python dict: tensors stay spire.Tensor, numbers become float or int.
-py::dict to_py(const optim::StateDict& state) {
-  py::dict d;
-  for (const auto& [k, v] : state.items()) {
-    if (auto* t = std::get_if<Tensor>(&v)) d[py::str(k)] = py::cast(*t);
-    else if (auto* x = std::get_if<double>(&v)) d[py::str(k)] = py::float_(*x);
-    else d[py::str(k)] = py::int_(std::get<int64_t>(v));
-  }
-  return d;
-}
-
-optim::StateDict from_py(py::handle obj, const char* who) {
-  if (!py::isinstance<py::dict>(obj))
-    throw py::type_error(std::string(who) + ".load_state_dict: expected a dict from state_dict(), got " + type_name(obj));
-  optim::StateDict state;
-  for (auto [k, v] : py::reinterpret_borrow<py::dict>(obj)) {
-    std::string key = py::str(k);
-    if (PyBool_Check(v.ptr())) throw py::type_error(std::string(who) + ".load_state_dict: '" + key + "' is a bool");
-    if (PyLong_Check(v.ptr())) state.set(key, v.cast<int64_t>());
-    else if (PyFloat_Check(v.ptr())) state.set(key, v.cast<double>());
-    else if (const Tensor* t = tensor_ptr(v)) state.set(key, *t);
-    else if (py::hasattr(v, "__array__") || py::isinstance<py::sequence>(v)) state.set(key, to_tensor(v));
-    else if (is_py_number(v)) state.set(key, v.cast<double>());  // NumPy scalars
-    else
-      throw py::type_error(std::string(who) + ".load_state_dict: '" + key + "' must be a tensor or a number, got " +
-                           type_name(v));
-  }
-  return state;
 }
 
 // clip_grad_*'s parameters: one tensor or an iterable of them.
@@ -186,9 +155,9 @@ void bind_schedulers(py::module_& o) {
       .def_property_readonly("base_lrs", [](const optim::LRScheduler& s) { return std::vector<double>{s.base_lr()}; })
       .def_property_readonly("optimizer", [](const optim::LRScheduler& s) -> optim::Optimizer& { return s.optimizer(); },
                              py::return_value_policy::reference)
-      .def("state_dict", [](const optim::LRScheduler& s) { return to_py(s.state_dict()); },
+      .def("state_dict", [](const optim::LRScheduler& s) { return state_dict_to_py(s.state_dict()); },
            "The schedule's counters as an ordered dict of numbers.")
-      .def("load_state_dict", [](optim::LRScheduler& s, py::handle d) { s.load_state_dict(from_py(d, s.name())); },
+      .def("load_state_dict", [](optim::LRScheduler& s, py::handle d) { s.load_state_dict(state_dict_from_py(d, std::string(s.name()) + ".load_state_dict")); },
            py::arg("state_dict"))
       .def("__repr__", [](py::handle self) {
         return type_name(self) + "(last_epoch=" + std::to_string(self.attr("last_epoch").cast<int64_t>()) + ")";
@@ -279,6 +248,36 @@ void bind_schedulers(py::module_& o) {
 
 }  // namespace
 
+// A state_dict as an ordered Python dict: tensors stay spire.Tensor, numbers become float or int.
+py::dict state_dict_to_py(const optim::StateDict& state) {
+  py::dict d;
+  for (const auto& [k, v] : state.items()) {
+    if (auto* t = std::get_if<Tensor>(&v)) d[py::str(k)] = py::cast(*t);
+    else if (auto* x = std::get_if<double>(&v)) d[py::str(k)] = py::float_(*x);
+    else d[py::str(k)] = py::int_(std::get<int64_t>(v));
+  }
+  return d;
+}
+
+optim::StateDict state_dict_from_py(py::handle obj, const std::string& who) {
+  if (!py::isinstance<py::dict>(obj))
+    throw py::type_error(who + ": expected a dict from state_dict(), got " + type_name(obj));
+  optim::StateDict state;
+  for (auto [k, v] : py::reinterpret_borrow<py::dict>(obj)) {
+    std::string key = py::str(k);
+    if (PyBool_Check(v.ptr())) throw py::type_error(who + ": '" + key + "' is a bool");
+    if (PyLong_Check(v.ptr())) state.set(key, v.cast<int64_t>());
+    else if (PyFloat_Check(v.ptr())) state.set(key, v.cast<double>());
+    else if (const Tensor* t = tensor_ptr(v)) state.set(key, *t);
+    else if (py::hasattr(v, "__array__") || py::isinstance<py::sequence>(v)) state.set(key, to_tensor(v));
+    else if (is_py_number(v)) state.set(key, v.cast<double>());  // NumPy scalars
+    else
+      throw py::type_error(who + ": '" + key + "' must be a tensor or a number, got " +
+                           type_name(v));
+  }
+  return state;
+}
+
 void bind_optim(py::module_& m) {
   using namespace pybind11::literals;
   py::module_ o = m.def_submodule("_optim", "Raw optimizer bindings (use spire.optim).");
@@ -294,11 +293,12 @@ void bind_optim(py::module_& m) {
       .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr,
                     "The learning rate, settable between steps.")
       .def_property_readonly("step_count", &optim::Optimizer::step_count, "How many times step() has run.")
-      .def("state_dict", [](const optim::Optimizer& opt) { return to_py(opt.state_dict()); },
+      .def("state_dict", [](const optim::Optimizer& opt) { return state_dict_to_py(opt.state_dict()); },
            "The state a resumed run needs, as an ordered dict: 'lr', 'step_count', 'momentum' (if any) and "
            "per-parameter entries 'state.<i>.<name>' (tensors and numbers).")
       .def("load_state_dict", [](optim::Optimizer& opt, py::handle d) {
-             optim::StateDict s = from_py(d, type_name(py::cast(&opt, py::return_value_policy::reference)).c_str());
+             optim::StateDict s = state_dict_from_py(
+                 d, type_name(py::cast(&opt, py::return_value_policy::reference)) + ".load_state_dict");
              opt.load_state_dict(s);
            }, py::arg("state_dict"), "Restores a state_dict() into an optimizer over parameters of the same shapes.")
       .def("__repr__", [](py::handle self) {

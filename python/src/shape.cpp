@@ -30,21 +30,8 @@ Tensor transpose_args(const Tensor& x, const py::args& args) {
   return permute(x, shape_from_args(args));
 }
 
-Tensor moveaxis(const Tensor& x, py::handle source, py::handle destination) {
-  auto src = to_axes(source), dst = to_axes(destination);
-  SPIRE_CHECK(src.size() == dst.size(), ShapeError, "moveaxis: ", src.size(), " source axes but ",
-              dst.size(), " destinations");
-  int64_t n = x.dim();
-  for (auto& a : src) a = normalize_axis(a, n, "moveaxis");
-  for (auto& a : dst) a = normalize_axis(a, n, "moveaxis");
-  std::vector<int64_t> order;
-  for (int64_t i = 0; i < n; ++i)
-    if (std::find(src.begin(), src.end(), i) == src.end()) order.push_back(i);
-  std::vector<std::pair<int64_t, int64_t>> moves;
-  for (size_t k = 0; k < src.size(); ++k) moves.emplace_back(dst[k], src[k]);
-  std::sort(moves.begin(), moves.end());
-  for (auto [d, s] : moves) order.insert(order.begin() + d, s);
-  return permute(x, order);
+Tensor moveaxis_py(const Tensor& x, py::handle source, py::handle destination) {
+  return moveaxis(x, to_axes(source), to_axes(destination));
 }
 
 Tensor flip_py(const Tensor& x, py::handle axis) {
@@ -135,8 +122,8 @@ void bind_shape(py::module_& m, py::class_<Tensor>& cls) {
   cls.def("transpose", &transpose_args);
   m.def("swapaxes", &transpose, py::arg("x"), py::arg("axis1"), py::arg("axis2"));
   cls.def("swapaxes", &transpose, py::arg("axis1"), py::arg("axis2"));
-  m.def("moveaxis", &moveaxis, py::arg("x"), py::arg("source"), py::arg("destination"));
-  cls.def("moveaxis", &moveaxis, py::arg("source"), py::arg("destination"));
+  m.def("moveaxis", &moveaxis_py, py::arg("x"), py::arg("source"), py::arg("destination"));
+  cls.def("moveaxis", &moveaxis_py, py::arg("source"), py::arg("destination"));
   cls.def_property_readonly("T", [](const Tensor& x) { return permute(x, reversed_axes(x.dim())); });
   cls.def_property_readonly("mT", &mT);
   m.def("mT", &mT, py::arg("x"));

@@ -22,7 +22,6 @@ std::shared_ptr<py::object> hold(py::object f) {
   });
 }
 
-std::string type_name(py::handle h) { return py::str(py::type::of(h).attr("__name__")); }
 
 // A Python callable over a list of tensors, as a C++ Function.
 Function list_function(py::object f, std::string what) {

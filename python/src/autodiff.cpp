@@ -8,6 +8,31 @@
 #include "engine/core/error.h"
 
 namespace spire::python {
+
+std::shared_ptr<py::object> hold(py::object f) {
+  return std::shared_ptr<py::object>(new py::object(std::move(f)), [](py::object* p) {
+    if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
+    py::gil_scoped_acquire gil;
+    delete p;
+  });
+}
+
+Function tensor_list_function(py::object f, const std::string& what) {
+  auto holder = hold(std::move(f));
+  return [holder, what](const Tensors& xs) -> Tensors {
+    py::gil_scoped_acquire gil;
+    py::list args(xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) args[i] = py::cast(xs[i]);
+    py::object r = (*holder)(args);
+    Tensors out;
+    for (auto item : r) {
+      const Tensor* t = tensor_ptr(item);
+      if (!t) throw py::type_error(what + " must return tensors, got " + type_name(item));
+      out.push_back(*t);
+    }
+    return out;
+  };
+}
 namespace {
 
 // A C++ function over tensor lists, callable from Python (what grad(f) and friends return).
@@ -16,35 +41,10 @@ struct CFunction {
   std::string name;
 };
 
-// A Python callable taking and returning a list of tensors, as a C++ Function. The engine may copy
-// and drop the std::function anywhere, so the reference is only touched with the GIL held.
-Function from_python(py::function f) {
-  std::shared_ptr<py::object> holder(new py::object(std::move(f)), [](py::object* p) {
-    if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
-    py::gil_scoped_acquire gil;
-    delete p;
-  });
-  return [holder](const Tensors& xs) -> Tensors {
-    py::gil_scoped_acquire gil;
-    py::list args(xs.size());
-    for (size_t i = 0; i < xs.size(); ++i) args[i] = py::cast(xs[i]);
-    py::object r = (*holder)(args);
-    Tensors out;
-    for (auto item : r) {
-      const Tensor* t = tensor_ptr(item);
-      if (!t)
-        throw py::type_error("a function being transformed must return tensors, got " +
-                             std::string(py::str(py::type::of(item).attr("__name__"))));
-      out.push_back(*t);
-    }
-    return out;
-  };
-}
-
 // Python objects that may be a CFunction already (nested transforms skip a round trip through Python).
 Function to_function(py::handle f) {
   if (py::isinstance<CFunction>(f)) return f.cast<const CFunction&>().fn;
-  return from_python(py::reinterpret_borrow<py::function>(f));
+  return tensor_list_function(py::reinterpret_borrow<py::object>(f), "a function being transformed");
 }
 
 py::list to_list(const Tensors& xs) {

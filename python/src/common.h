@@ -13,6 +13,7 @@
 #include "engine/core/dtype.h"
 #include "engine/core/scalar.h"
 #include "engine/core/tensor.h"
+#include "engine/autodiff/functional.h"
 #include "engine/optim/state_dict.h"
 
 namespace py = pybind11;
@@ -96,6 +97,13 @@ void bind_factories(py::module_& m);
 void bind_autodiff(py::module_& m);
 void bind_taylor(py::module_& m);  // jet, vmap, differential operators
 void bind_optim(py::module_& m);   // optimizers
+// A Python callable kept alive by engine closures. The engine may copy and drop those anywhere,
+// with or without the GIL, so the reference is only touched with the GIL held.
+std::shared_ptr<py::object> hold(py::object f);
+// A Python callable taking and returning a list of tensors, as a C++ Function; `what` names it in
+// the error raised when it returns something else.
+Function tensor_list_function(py::object f, const std::string& what);
+
 // The Python type name of an object, for error messages.
 inline std::string type_name(py::handle h) { return py::str(py::type::of(h).attr("__name__")); }
 

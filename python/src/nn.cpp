@@ -77,7 +77,7 @@ class PyModule : public Module {
 };
 
 // A shared_ptr to the module that also keeps its Python object alive (see the file comment).
-ModulePtr hold(py::handle obj) {
+ModulePtr hold_module(py::handle obj) {
   auto sp = obj.cast<ModulePtr>();
   if (!sp) throw py::value_error("the module is None");
   auto* ref = new py::object(py::reinterpret_borrow<py::object>(obj));
@@ -153,7 +153,7 @@ void module_setattr(py::handle self, const std::string& name, py::object value) 
   } else if (is_module(value)) {
     drop_from_dict(self, name);
     if (m->has_parameter(name) || m->has_buffer(name)) m->unregister(name);
-    m->register_module(name, hold(value));
+    m->register_module(name, hold_module(value));
     return;
   } else if (value.is_none() && (m->has_parameter(name) || m->has_buffer(name) || m->has_child(name))) {
     if (m->has_parameter(name)) m->register_parameter(name, Tensor());
@@ -245,7 +245,7 @@ std::vector<ModulePtr> hold_all(py::handle modules) {
   for (auto m : modules) {
     if (!is_module(m))
       throw py::type_error("expected spire.nn.Module instances, got " + type_name(m));
-    out.push_back(hold(m));
+    out.push_back(hold_module(m));
   }
   return out;
 }
@@ -308,7 +308,7 @@ void bind_nn(py::module_& m) {
         Module* md = module_of(self, "register module '" + name + "'");
         drop_from_dict(self, name);
         if (value.is_none()) md->register_module<Module>(name, nullptr);
-        else if (is_module(value)) md->register_module(name, hold(value));
+        else if (is_module(value)) md->register_module(name, hold_module(value));
         else throw py::type_error("register_module: expected a Module or None, got " + type_name(value));
       }, py::arg("name"), py::arg("module"))
       .def("add_module", [](py::handle self, const std::string& name, py::object value) {
@@ -417,7 +417,7 @@ void bind_nn(py::module_& m) {
             auto kv = item.cast<py::tuple>();
             if (!is_module(kv[1]))
               throw py::type_error("Sequential: expected modules, got " + type_name(kv[1]));
-            s->register_module(kv[0].cast<std::string>(), hold(kv[1]));
+            s->register_module(kv[0].cast<std::string>(), hold_module(kv[1]));
           }
           return s;
         }

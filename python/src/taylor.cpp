@@ -12,35 +12,6 @@
 namespace spire::python {
 namespace {
 
-// A Python callable kept alive by engine closures. The engine may copy and drop those anywhere,
-// with or without the GIL, so the reference is only touched with the GIL held.
-std::shared_ptr<py::object> hold(py::object f) {
-  return std::shared_ptr<py::object>(new py::object(std::move(f)), [](py::object* p) {
-    if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
-    py::gil_scoped_acquire gil;
-    delete p;
-  });
-}
-
-
-// A Python callable over a list of tensors, as a C++ Function.
-Function list_function(py::object f, std::string what) {
-  auto holder = hold(std::move(f));
-  return [holder, what](const Tensors& xs) -> Tensors {
-    py::gil_scoped_acquire gil;
-    py::list args(xs.size());
-    for (size_t i = 0; i < xs.size(); ++i) args[i] = py::cast(xs[i]);
-    py::object r = (*holder)(args);
-    Tensors out;
-    for (auto item : r) {
-      const Tensor* t = tensor_ptr(item);
-      if (!t) throw py::type_error(what + ": the function must return tensors, got " + type_name(item));
-      out.push_back(*t);
-    }
-    return out;
-  };
-}
-
 // A Python callable from one tensor to one tensor, as a C++ PointFunction.
 PointFunction point_function(py::object f, std::string what) {
   auto holder = hold(std::move(f));
@@ -88,7 +59,7 @@ void bind_taylor(py::module_& m) {
     Tensors xs = from_list(primals);
     std::vector<Series> in;
     for (auto s : series) in.push_back(from_list(s));
-    Function fn = list_function(std::move(f), "jet");
+    Function fn = tensor_list_function(std::move(f), "jet: the function");
     std::pair<Tensors, std::vector<Series>> r;
     {
       py::gil_scoped_release release;
@@ -103,7 +74,7 @@ void bind_taylor(py::module_& m) {
 
   t.def("vmap", [](py::object f, py::handle args, const std::vector<std::optional<int64_t>>& in_axes) {
     Tensors xs = from_list(args);
-    Function fn = spire::vmap(list_function(std::move(f), "vmap"), in_axes);
+    Function fn = spire::vmap(tensor_list_function(std::move(f), "vmap: the function"), in_axes);
     Tensors r;
     {
       py::gil_scoped_release release;

@@ -61,37 +61,23 @@ def nudge(x, y):
     return np.concatenate(shifted), np.tile(y, len(shifted))
 
 
-class Flatten(nn.Module):
-    """(N, C, H, W) -> (N, C*H*W), as torch.nn.Flatten."""
-
-    def forward(self, x):
-        return x.reshape(x.shape[0], -1)
-
-
 def make_mlp():
     return nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Dropout(0.3),
                          nn.Linear(256, 128), nn.ReLU(), nn.Dropout(0.3),
                          nn.Linear(128, CLASSES))
 
 
-class SmallCNN(nn.Module):
+def make_cnn():
     """Two 3x3 convolutions (the second with stride 2: 8x8 -> 4x4) and a linear head."""
-
-    def __init__(self):
-        super().__init__()
-        self.features = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
-                                      nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU())
-        self.flatten = Flatten()
-        self.head = nn.Sequential(nn.Dropout(0.3), nn.Linear(32 * 4 * 4, CLASSES))
-
-    def forward(self, x):
-        return self.head(self.flatten(self.features(x)))
+    return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
+                         nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(),
+                         nn.Flatten(), nn.Dropout(0.3), nn.Linear(32 * 4 * 4, CLASSES))
 
 
 MODELS = {
     # name: (builder, flattens the image to 64 features?)
     "mlp": (make_mlp, True),
-    "cnn": (SmallCNN, False),
+    "cnn": (make_cnn, False),
 }
 
 

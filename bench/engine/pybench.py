@@ -419,9 +419,9 @@ def bench_train(ctx):
     s.note(f"Float32; the same weights (PyTorch's default initialisation, drawn with NumPy), inputs "
            f"(standard normal) and integer targets in both; Adam with lr = {LR:g} and PyTorch's other "
            "defaults; one step on a fixed batch per call, the optimizer state carried across calls. "
-           "Spire: `spire.nn.Sequential` of `Linear`/`Conv2d`/`ReLU`, `spire.nn.functional.cross_entropy`, "
+           "Spire: `spire.nn.Sequential` of `Linear`/`Conv2d`/`ReLU`/`Flatten`, `spire.nn.functional.cross_entropy`, "
            "`loss.backward()`, `spire.optim.Adam`; PyTorch: the same with `torch.nn`/`torch.optim` "
-           "(bench/engine/train_step.py). The CNN's flatten is a `reshape` between two `Sequential`s.")
+           "(bench/engine/train_step.py). The CNN flattens with `nn.Flatten`.")
     s.note("Both use every core of the machine: PyTorch's intra-op pool (`torch.get_num_threads()`, "
            "see Versions) and Spire's OpenMP pool (one thread per core by default).")
     s.note(f"Checked before timing, against PyTorch, over {CHECK_STEPS} steps from the same weights "

@@ -70,7 +70,7 @@ def _build(fw, model):
         to_numpy = lambda t: t.detach().numpy()  # noqa: E731
     else:
         raise ValueError(fw)
-    layers, batch = [], MODELS[model]["batch"]
+    layers = []
     for kind, shape, kw in _layers(model):
         if kind == "linear":
             layers.append(nn.Linear(shape[1], shape[0]))
@@ -79,18 +79,12 @@ def _build(fw, model):
         elif kind == "relu":
             layers.append(nn.ReLU())
         elif kind == "flatten":
-            layers.append(None)  # applied in forward: Spire has no nn.Flatten layer yet
-    body = [l for l in layers if l is not None]
-    net = nn.Sequential(*body)
+            layers.append(nn.Flatten())
+    net = nn.Sequential(*layers)
     names = [n for n, _ in net.named_parameters()]
     assert len(names) == len(weights), (names, len(weights))
     net.load_state_dict({n: tensor(w) for n, w in zip(names, weights)})
-    split = layers.index(None) if None in layers else len(layers)
-    head, tail = nn.Sequential(*layers[:split]), nn.Sequential(*layers[split + 1:]) if split < len(layers) else None
-
-    def forward(inp):
-        h = head(inp)
-        return tail(h.reshape(batch, -1)) if tail is not None else h
+    forward = net
 
     opt = m.optim.Adam(net.parameters(), lr=LR)
     tx, ty = tensor(x), tensor(y)

@@ -316,6 +316,13 @@ void bind_layers(py::module_& nnm) {
       .def_readonly("p", &nn::Dropout::p);
   single_forward(dr);
 
+  Cls<nn::Flatten> fl(nnm, "Flatten", da, "torch.nn.Flatten: axes start_dim..end_dim merged into one.");
+  fl.def(py::init([](int64_t start, int64_t end) { return std::make_shared<nn::Flatten>(start, end); }),
+         "start_dim"_a = 1, "end_dim"_a = -1)
+      .def_readonly("start_dim", &nn::Flatten::start_dim)
+      .def_readonly("end_dim", &nn::Flatten::end_dim);
+  single_forward(fl);
+
   // Activations.
   auto act = [&](auto cls) { single_forward(cls); return cls; };
   act(Cls<nn::ReLU>(nnm, "ReLU", da)).def(py::init([](bool) { return std::make_shared<nn::ReLU>(); }), "inplace"_a = false);

@@ -259,3 +259,20 @@ TEST(NnLayers, TransformerEncoderLayerShapesAndModes) {
   EXPECT_EQ(keys.front(), "self_attn.in_proj_weight");
   EXPECT_EQ(keys.size(), 12u);
 }
+
+// Flatten merges start_dim..end_dim in row-major order: element (i, j, k) of [2, 3, 4] lands at
+// (i, 4 j + k) by default and at (3 i + j, k) for (0, 1).
+TEST(NnLayers, FlattenMergesAxesInOrder) {
+  Tensor x = reshape(arange(0, 24, 1, DType::Float64), {2, 3, 4});
+  Tensor a = nn::Flatten()(x), b = nn::Flatten(0, 1)(x);
+  ASSERT_EQ(a.shape(), (Shape{2, 12}));
+  ASSERT_EQ(b.shape(), (Shape{6, 4}));
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k) {
+        double v = double(12 * i + 4 * j + k);
+        EXPECT_EQ(select(select(a, 0, i), 0, 4 * j + k).item<double>(), v);
+        EXPECT_EQ(select(select(b, 0, 3 * i + j), 0, k).item<double>(), v);
+      }
+  EXPECT_EQ(nn::Flatten().extra_repr(), "start_dim=1, end_dim=-1");
+}

@@ -285,3 +285,12 @@ def test_init():
     l2 = nn.Linear(4, 3, generator=spire.random.Generator(5))
     assert np.array_equal(N(l1.weight), N(l2.weight)) and np.array_equal(N(l1.bias), N(l2.bias))
     assert np.abs(N(l1.weight)).max() <= 0.5
+
+
+def test_flatten_matches_torch():
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
+    for args in [(), (0, 1), (1, 2), (2, -1)]:
+        got = np.asarray(spire.nn.Flatten(*args)(spire.from_numpy(x)))
+        want = torch.nn.Flatten(*args)(torch.from_numpy(x)).numpy()
+        np.testing.assert_array_equal(got, want)
+    assert repr(spire.nn.Flatten()) == repr(torch.nn.Flatten())

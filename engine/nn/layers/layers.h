@@ -3,6 +3,7 @@
 #include "engine/nn/layers/activation.h"
 #include "engine/nn/layers/attention.h"
 #include "engine/nn/layers/conv.h"
+#include "engine/nn/layers/flatten.h"
 #include "engine/nn/layers/linear.h"
 #include "engine/nn/layers/normalization.h"
 #include "engine/nn/layers/sparse.h"

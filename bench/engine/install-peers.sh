@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the peers the engine benchmarks compare against: PyTorch (CPU) and JAX (CPU), from PyPI.
-# For benchmarking only: nothing in `make test` / CI imports them. Idempotent: a peer that already
-# imports and computes is left alone.
+# Installs the peers Spire is compared against, from PyPI: PyTorch, which the Python tests use as a
+# reference (`install-peers.sh torch`, run by tools/install-deps), and JAX for the benchmarks
+# (`install-peers.sh`, both). Idempotent: a peer that already imports and computes is left alone.
 #
 # PyPI's Linux torch wheel is the CUDA build and declares ~3 GiB of CUDA runtime wheels. Only PyPI is
 # reachable (no CPU-only index), so we first try the light path: torch with --no-deps, its pure-Python
@@ -9,6 +9,8 @@
 # CUDA toolkit (/usr/local/cuda, present on this machine kind) lacks or has in too old a version
 # (cuFile, cuSPARSELt, NVSHMEM, NCCL). If torch still does not import, fall back to the full install.
 set -euo pipefail
+which=${1:-all}
+case "$which" in torch|all) ;; *) echo "install-peers: argument must be 'torch' or 'all', got '$which'" >&2; exit 2;; esac
 PY=${PYTHON:-python3}
 PIP=("$PY" -m pip install --quiet --root-user-action=ignore)
 
@@ -39,6 +41,7 @@ PYEOF
   fi
 fi
 "$PY" -c "import torch; print('install-peers: torch', torch.__version__, 'cuda available:', torch.cuda.is_available())"
+[ "$which" = all ] || exit 0
 
 if ! jax_ok; then
   echo "install-peers: installing jax, jaxlib (CPU)" >&2

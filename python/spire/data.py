@@ -23,6 +23,7 @@ are collated like PyTorch's ``default_collate``. Either way an exception raised 
 re-raised by the loop where its batch would have come, and leaving the loop early stops the thread.
 """
 
+import abc
 import os
 import queue
 import threading
@@ -38,16 +39,19 @@ __all__ = ["Dataset", "ArrayDataset", "HDF5Dataset", "DataLoader", "Sampler", "S
            "RandomSampler", "DistributedSampler", "default_collate", "seeded_permutation"]
 
 
-class Dataset:
+class Dataset(abc.ABC):
     """Base of Python datasets: define ``__len__`` and ``__getitem__`` (returning a tensor, a
-    number, a NumPy array, or a tuple, list or dict of them). Optionally ``__getitems__(indices)``
-    returns a whole batch of samples at once, as in PyTorch."""
+    number, a NumPy array, or a tuple, list or dict of them); a subclass missing either cannot be
+    instantiated. Optionally ``__getitems__(indices)`` returns a whole batch of samples at once, as
+    in PyTorch."""
 
+    @abc.abstractmethod
     def __len__(self):
-        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+        """The number of samples."""
 
+    @abc.abstractmethod
     def __getitem__(self, index):
-        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+        """The sample at ``index``."""
 
 
 def DistributedSampler(dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):

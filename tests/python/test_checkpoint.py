@@ -3,6 +3,7 @@ clear errors, atomic writes."""
 
 import os
 
+import h5py
 import numpy as np
 import pytest
 
@@ -99,7 +100,6 @@ def test_resume_is_bit_for_bit(tmp_path):
 
 
 def test_h5py_reads_documented_layout(tmp_path):
-    h5py = pytest.importorskip("h5py")
     path = tmp_path / "ckpt.h5"
     spire.manual_seed(3)
     run = Run(1)
@@ -124,7 +124,6 @@ def test_h5py_reads_documented_layout(tmp_path):
 
 
 def test_complex_and_bool_layout(tmp_path):
-    h5py = pytest.importorskip("h5py")
 
     class Holder(spire.nn.Module):
         def __init__(self, c, b):

@@ -214,8 +214,9 @@ def _engine_dir():
 def _example_plugin():
     d = _engine_dir()
     path = d and os.path.join(d, "libspire_example_ops.so")
-    if not path or not os.path.exists(path):
-        pytest.skip("the example plugin is not built (ninja spire_example_ops)")
+    assert path and os.path.exists(path), (
+        f"the example plugin libspire_example_ops.so is not built next to libspire_engine.so ({d}): "
+        "build the target spire_example_ops (make test does)")
     return path
 
 

@@ -6,26 +6,20 @@ import gc
 import threading
 import time
 
+import h5py
 import numpy as np
 import pytest
+import torch
 
 import spire
 from spire import data
 
-try:
-    import h5py
-except ImportError:  # the HDF5 tests skip; the rest run
-    h5py = None
-
-needs_h5py = pytest.mark.skipif(h5py is None, reason="h5py not installed")
 
 N = 37
 
 
 @pytest.fixture(scope="module")
 def h5file(tmp_path_factory):
-    if h5py is None:
-        pytest.skip("h5py not installed")
     path = str(tmp_path_factory.mktemp("data") / "set.h5")
     rng = np.random.default_rng(0)
     arrays = {
@@ -47,7 +41,6 @@ def h5file(tmp_path_factory):
     return path, arrays
 
 
-@needs_h5py
 def test_hdf5_reads_exact_values(h5file):
     path, a = h5file
     keys = ["x", "y", "w", "grp/k", "mask", "small"]
@@ -66,7 +59,6 @@ def test_hdf5_reads_exact_values(h5file):
     assert data.HDF5Dataset.keys_in(path) == ["grp/k", "mask", "other", "small", "w", "x", "y"]
 
 
-@needs_h5py
 @pytest.mark.parametrize("cache_bytes,block_rows", [(0, 0), (64, 5), (1 << 20, 0), (1 << 20, 7)])
 def test_hdf5_batches_across_chunk_boundaries(h5file, cache_bytes, block_rows):
     path, a = h5file
@@ -78,7 +70,6 @@ def test_hdf5_batches_across_chunk_boundaries(h5file, cache_bytes, block_rows):
     assert ds.cache_stats()["bytes"] <= cache_bytes
 
 
-@needs_h5py
 def test_hdf5_errors_name_what_is_there(h5file, tmp_path):
     path, _ = h5file
     with pytest.raises(ValueError, match=r"key 'labels' is not in .*grp/k, mask, other"):
@@ -94,7 +85,6 @@ def test_hdf5_errors_name_what_is_there(h5file, tmp_path):
         data.ArrayDataset(spire.zeros((3, 2)), spire.zeros((4,)))
 
 
-@needs_h5py
 def test_hdf5_loader_matches_h5py_reading(h5file):
     path, a = h5file
     ds = data.HDF5Dataset(path, ["x", "mask"])
@@ -181,7 +171,6 @@ def test_distributed_sampler_splits_like_pytorch(n, replicas, drop_last):
             s.set_epoch(2)
             joined += list(s)
         assert sorted(joined) == list(range(n))
-    torch = pytest.importorskip("torch")
     for rank in range(replicas):
         ref = torch.utils.data.DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last)
         assert list(ref) == parts[rank]

@@ -5,10 +5,6 @@ file), well above chance (10%), and the same seed gives the same numbers."""
 import importlib.util
 import os
 
-import pytest
-
-pytest.importorskip("sklearn")
-pytest.importorskip("h5py")
 
 _PATH = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "digits.py")
 

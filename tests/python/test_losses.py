@@ -3,11 +3,11 @@ installed, the FNO relative L2 loss against its definition, and the errors."""
 
 import numpy as np
 import pytest
+import torch
 
 import spire
 from spire.nn import losses as L
 
-torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 
 rng = np.random.default_rng(0)

@@ -6,13 +6,13 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
 import spire
 import spire.nn as nn
 import spire.nn.functional as F
 import spire.nn.init as init
 
-torch = pytest.importorskip("torch")
 TOL = 1e-10
 
 

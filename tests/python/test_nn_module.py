@@ -7,6 +7,7 @@ import weakref
 
 import numpy as np
 import pytest
+import torch
 
 import spire
 import spire.nn as nn
@@ -316,7 +317,6 @@ def test_lbfgs_on_module_parameters():
     np.testing.assert_allclose(np.asarray(model.bias.detach()), [-0.4], atol=1e-6)
 
 
-@pytest.mark.skipif(not hasattr(nn, "Linear"), reason="engine layers not bound")
 def test_engine_layers_inside_python_modules_and_back():
     class Net2(nn.Module):
         def __init__(self):
@@ -342,9 +342,7 @@ def test_engine_layers_inside_python_modules_and_back():
                                want + float(net.head.bias.detach()), rtol=1e-12)
 
 
-@pytest.mark.skipif(not hasattr(nn, "Linear"), reason="engine layers not bound")
 def test_state_dict_matches_torch():
-    torch = pytest.importorskip("torch")
     tn = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).double()
     sn = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1)).double()
     assert list(sn.state_dict().keys()) == list(tn.state_dict().keys())

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
 import spire
 from spire import optim
@@ -238,7 +239,6 @@ def test_a_laplacian_loss_trains():
     ("LBFGS", dict(max_iter=10, history_size=3, line_search_fn="strong_wolfe"), 3),
 ])
 def test_trajectories_match_pytorch(kind, kw, steps):
-    torch = pytest.importorskip("torch")
     x0 = np.array([-1.2, 1.0, -0.5, 0.8, 1.3])
     x = param(x0)
     xt = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
@@ -503,7 +503,6 @@ def test_load_state_dict_names_the_problem():
 
 @pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, float("inf"), "inf"])
 def test_clip_grad_norm_matches_pytorch(norm_type):
-    torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
     g1, g2 = rng.normal(size=(3, 4)), rng.normal(size=5)
     ps = [param(np.zeros_like(g1)), param(np.zeros(5))]
@@ -533,7 +532,6 @@ def _lr_trajectory(make, n, metric=None, track_momentum=False, opt_kind="SGD", *
 
 
 def _torch_trajectory(make, n, metric=None, track_momentum=False, opt_kind="SGD", **opt_kw):
-    torch = pytest.importorskip("torch")
     x = torch.zeros(3, requires_grad=True)
     opt = getattr(torch.optim, opt_kind)([x], lr=0.1, **opt_kw)
     sched = make(opt, torch.optim.lr_scheduler)
@@ -574,7 +572,6 @@ def test_one_cycle_cycles_momentum_like_pytorch(opt_kind, kw):
 
 
 def test_warmup_cosine_matches_its_formula_and_hf_schedule():
-    torch = pytest.importorskip("torch")
     w, T = 5, 25
     got = _lr_trajectory(lambda o, L: L.WarmupCosineLR(o, warmup_epochs=w, T_max=T), T + 1)  # HF rises again past T
     # transformers' get_cosine_schedule_with_warmup, as a LambdaLR.

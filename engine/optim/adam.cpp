@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "engine/autodiff/mode.h"
 #include "engine/ops/elementwise.h"
 
 namespace spire::optim {
@@ -58,14 +57,8 @@ void Adam::load_state_dict(const StateDict& state) {
 }
 
 Tensor Adam::step(const Closure& closure) {
-  Tensor loss = closure ? evaluate(closure) : Tensor();
-  NoGradGuard no_grad;
   const AdamOptions& o = options_;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor& p = params_[i];
-    Tensor g = p.grad();
-    if (!g.defined()) continue;
-    if (o.maximize) g = neg(g);
+  return step_each(closure, o.maximize, [&](size_t i, Tensor& p, Tensor g) {
     State& s = state_[i];
     if (s.step++ == 0) {
       s.m = zeros_like(p);
@@ -86,9 +79,7 @@ Tensor Adam::step(const Closure& closure) {
     double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, t));
     Tensor denom = add(div(sqrt(v), bias_correction2_sqrt), o.eps);
     p.set_data(sub(q, mul(div(s.m, denom), step_size)));
-  }
-  ++step_count_;
-  return loss;
+  });
 }
 
 }  // namespace spire::optim

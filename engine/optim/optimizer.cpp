@@ -46,6 +46,19 @@ Tensor Optimizer::evaluate(const Closure& closure) const {
   return loss;
 }
 
+Tensor Optimizer::step_each(const Closure& closure, bool maximize,
+                             const std::function<void(size_t, Tensor&, Tensor)>& update) {
+  Tensor loss = closure ? evaluate(closure) : Tensor();
+  NoGradGuard no_grad;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor g = params_[i].grad();
+    if (!g.defined()) continue;
+    update(i, params_[i], maximize ? neg(g) : g);
+  }
+  ++step_count_;
+  return loss;
+}
+
 StateDict Optimizer::state_dict() const {
   StateDict s;
   s.set("lr", lr());

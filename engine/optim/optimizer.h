@@ -59,6 +59,11 @@ class Optimizer {
   Optimizer(Tensors params, const char* name);
   // Runs the closure with gradient recording on and checks that it returned a one-element loss.
   Tensor evaluate(const Closure& closure) const;
+  // The frame of a first-order step: evaluates the closure if any, then, with recording off, calls
+  // update(i, parameter, gradient) for each parameter that has a gradient (negated when maximizing),
+  // counts the step and returns the closure's loss.
+  Tensor step_each(const Closure& closure, bool maximize,
+                   const std::function<void(size_t, Tensor&, Tensor)>& update);
   // state[key] as the state of parameter i: checked to have its shape and dtype, moved to its device.
   Tensor param_state(const StateDict& state, const std::string& key, size_t i) const;
   // "state.<i>.<name>"

@@ -1,6 +1,5 @@
 #include "engine/optim/rmsprop.h"
 
-#include "engine/autodiff/mode.h"
 #include "engine/ops/elementwise.h"
 
 namespace spire::optim {
@@ -25,14 +24,8 @@ void RMSprop::set_momentum(double momentum) {
 }
 
 Tensor RMSprop::step(const Closure& closure) {
-  Tensor loss = closure ? evaluate(closure) : Tensor();
-  NoGradGuard no_grad;
   const RMSpropOptions& o = options_;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor& p = params_[i];
-    Tensor g = p.grad();
-    if (!g.defined()) continue;
-    if (o.maximize) g = neg(g);
+  return step_each(closure, o.maximize, [&](size_t i, Tensor& p, Tensor g) {
     State& s = state_[i];
     if (s.step++ == 0) {
       s.square_avg = zeros_like(p);
@@ -56,9 +49,7 @@ Tensor RMSprop::step(const Closure& closure) {
     } else {
       p.set_data(sub(p, mul(div(g, avg), o.lr)));
     }
-  }
-  ++step_count_;
-  return loss;
+  });
 }
 
 StateDict RMSprop::state_dict() const {

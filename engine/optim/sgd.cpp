@@ -1,6 +1,5 @@
 #include "engine/optim/sgd.h"
 
-#include "engine/autodiff/mode.h"
 #include "engine/ops/elementwise.h"
 
 namespace spire::optim {
@@ -50,14 +49,8 @@ void SGD::load_state_dict(const StateDict& state) {
 }
 
 Tensor SGD::step(const Closure& closure) {
-  Tensor loss = closure ? evaluate(closure) : Tensor();
-  NoGradGuard no_grad;
   const SGDOptions& o = options_;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor& p = params_[i];
-    Tensor g = p.grad();
-    if (!g.defined()) continue;
-    if (o.maximize) g = neg(g);
+  return step_each(closure, o.maximize, [&](size_t i, Tensor& p, Tensor g) {
     if (o.weight_decay != 0) g = add(g, mul(p, o.weight_decay));
     if (o.momentum != 0) {
       Tensor& b = momentum_buffer_[i];
@@ -66,9 +59,7 @@ Tensor SGD::step(const Closure& closure) {
       g = o.nesterov ? add(g, mul(b, o.momentum)) : b;
     }
     p.set_data(sub(p, mul(g, o.lr)));
-  }
-  ++step_count_;
-  return loss;
+  });
 }
 
 }  // namespace spire::optim

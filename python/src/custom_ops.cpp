@@ -137,6 +137,15 @@ void copy_into(const std::string& what, py::handle value, Tensor& dst) {
   if (dst.nbytes()) std::memcpy(dst.raw_data(), a.data(), dst.nbytes());
 }
 
+// A rule's returned values into the op's outputs, one each; None is zero.
+void write_results(const std::string& what, py::object r, std::vector<Tensor>& out, const char* each) {
+  auto vals = results(what, std::move(r), out.size());
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (vals[k].is_none()) std::memset(out[k].raw_data(), 0, out[k].nbytes());
+    else copy_into(what + " (" + each + " " + std::to_string(k) + ")", vals[k], out[k]);
+  }
+}
+
 // Forward results by output; the infer step computes them once when the op has no infer function,
 // and the kernel that follows it on this thread takes them instead of running forward again.
 struct ForwardCache {
@@ -252,11 +261,7 @@ void define_backward_op(const std::shared_ptr<PyOp>& st, const std::string& name
     args[n_in + 1] = n_out == 1 ? py::object(array_of(in[n_in + n_out]))
                                 : py::object(arrays_of(in, n_in + n_out, n_in + 2 * n_out));
     std::string what = "custom op '" + st->name + "': backward";
-    auto grads = results(what, st->backward(*args, **to_kwargs(a)), n_in);
-    for (size_t i = 0; i < n_in; ++i) {
-      if (grads[i].is_none()) std::memset(out[i].raw_data(), 0, out[i].nbytes());
-      else copy_into(what + " (gradient of input " + std::to_string(i) + ")", grads[i], out[i]);
-    }
+    write_results(what, st->backward(*args, **to_kwargs(a)), out, "gradient of input");
   };
   OpRegistry::get().define(std::move(d));
 }
@@ -280,11 +285,7 @@ void define_jvp_op(const std::shared_ptr<PyOp>& st, const std::string& name) {
     args[n_in] = n_out == 1 ? py::object(array_of(in[n_in])) : py::object(arrays_of(in, n_in, n_in + n_out));
     for (size_t i = 0; i < n_in; ++i) args[n_in + 1 + i] = array_of(in[n_in + n_out + i]);
     std::string what = "custom op '" + st->name + "': jvp";
-    auto tangents = results(what, st->jvp(*args, **to_kwargs(a)), n_out);
-    for (size_t k = 0; k < n_out; ++k) {
-      if (tangents[k].is_none()) std::memset(out[k].raw_data(), 0, out[k].nbytes());
-      else copy_into(what + " (tangent of output " + std::to_string(k) + ")", tangents[k], out[k]);
-    }
+    write_results(what, st->jvp(*args, **to_kwargs(a)), out, "tangent of output");
   };
   OpRegistry::get().define(std::move(d));
 }

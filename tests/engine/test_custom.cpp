@@ -15,6 +15,7 @@
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
+#include "tests/engine/expect_error.h"
 
 using namespace spire;
 
@@ -28,17 +29,6 @@ const OpDef& smooth_abs_op() {
 }
 
 Tensor smooth_abs(const Tensor& x, double eps) { return call1(smooth_abs_op(), {x}, {{"eps", eps}}); }
-
-template <class E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return "";
-}
 
 }  // namespace
 

@@ -19,6 +19,7 @@
 #include "engine/data/hdf5_lock.h"
 #include "engine/data/loader.h"
 #include "engine/data/sampler.h"
+#include "tests/engine/expect_error.h"
 
 using namespace spire;
 using namespace spire::data;
@@ -103,17 +104,6 @@ std::string make_file() {
 }
 
 float x_at(int64_t i, int j) { return float(i) + 0.25f * float(j); }
-
-template <class E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
 
 void expect_rows(const Tensor& x, const Indices& rows) {
   ASSERT_EQ(x.shape(), (Shape{int64_t(rows.size()), 3}));

@@ -18,6 +18,7 @@
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
+#include "tests/engine/expect_error.h"
 
 using namespace spire;
 
@@ -40,17 +41,6 @@ void expect_near_rel(const Vec& got, const Vec& want, double rtol, const std::st
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_LE(std::abs(got[i] - want[i]), rtol * (1 + std::abs(want[i])))
         << what << " at " << i << ": " << got[i] << " vs " << want[i];
-}
-
-template <class E>
-void expect_error_naming(const std::function<void()>& f, const std::vector<std::string>& words) {
-  try {
-    f();
-    ADD_FAILURE() << "no error raised";
-  } catch (const E& e) {
-    std::string msg = e.what();
-    for (auto& w : words) EXPECT_NE(msg.find(w), std::string::npos) << "'" << w << "' not in: " << msg;
-  }
 }
 
 // --- a small MLP: [..., d] -> [...], depth 4 ------------------------------------------------------

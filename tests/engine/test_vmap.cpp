@@ -15,6 +15,7 @@
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
+#include "tests/engine/expect_error.h"
 
 using namespace spire;
 
@@ -46,17 +47,6 @@ Tensor loop(const std::function<Tensor(const Tensors&)>& f, const Tensors& args,
 
 Function one(const std::function<Tensor(const Tensors&)>& f) {
   return [f](const Tensors& in) { return Tensors{f(in)}; };
-}
-
-template <class E>
-void expect_error_naming(const std::function<void()>& f, const std::vector<std::string>& words) {
-  try {
-    f();
-    ADD_FAILURE() << "no error raised";
-  } catch (const E& e) {
-    std::string msg = e.what();
-    for (auto& w : words) EXPECT_NE(msg.find(w), std::string::npos) << "'" << w << "' not in: " << msg;
-  }
 }
 
 }  // namespace

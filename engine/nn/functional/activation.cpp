@@ -8,9 +8,8 @@
 
 namespace spire::nn::functional {
 
-// x times its positive mask: three vectorised passes, and the gradient is the mask, 0 at 0 as in
-// PyTorch (maximum(x, 0) would split it in halves there).
-Tensor relu(const Tensor& x) { return mul(x, cast(gt(x, 0.0), x.dtype())); }
+// The gradient is 0 at 0 as in PyTorch (maximum(x, 0) would split it in halves there).
+Tensor relu(const Tensor& x) { return where(gt(x, 0.0), x, 0.0); }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
   if (approximate == "none") return x * (0.5 + 0.5 * spire::erf(x * M_SQRT1_2));

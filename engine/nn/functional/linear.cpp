@@ -50,17 +50,23 @@ Tensor add_channel_bias(const Tensor& y, const Tensor& bias, const char* op) {
   return y + reshape(bias, s);
 }
 
+// The primitive's options from the layer's arguments (one number meaning every spatial axis).
+ConvOptions conv_options(const ConvArgs& a, int64_t spatial, const char* op) {
+  ConvOptions o;
+  o.stride = expand_option(a.stride, spatial, 1, op, "stride");
+  o.padding = expand_option(a.padding, spatial, 0, op, "padding");
+  o.dilation = expand_option(a.dilation, spatial, 1, op, "dilation");
+  o.groups = a.groups;
+  return o;
+}
+
 }  // namespace
 
 Tensor conv(const Tensor& x_in, const Tensor& weight, const Tensor& bias, int64_t spatial, const ConvArgs& a) {
   const char* op = "conv";
   Tensor x = x_in;
   bool added = batchify(x, spatial, op);
-  ConvOptions o;
-  o.stride = expand_option(a.stride, spatial, 1, op, "stride");
-  o.padding = expand_option(a.padding, spatial, 0, op, "padding");
-  o.dilation = expand_option(a.dilation, spatial, 1, op, "dilation");
-  o.groups = a.groups;
+  ConvOptions o = conv_options(a, spatial, op);
   if (a.padding_mode != "zeros") {
     PadMode mode;
     if (a.padding_mode == "reflect") mode = PadMode::Reflect;
@@ -86,11 +92,7 @@ Tensor conv_transpose(const Tensor& x_in, const Tensor& weight, const Tensor& bi
   SPIRE_CHECK(a.padding_mode == "zeros", ValueError, op, ": only padding_mode \"zeros\" is supported (as PyTorch)");
   Tensor x = x_in;
   bool added = batchify(x, spatial, op);
-  ConvOptions o;
-  o.stride = expand_option(a.stride, spatial, 1, op, "stride");
-  o.padding = expand_option(a.padding, spatial, 0, op, "padding");
-  o.dilation = expand_option(a.dilation, spatial, 1, op, "dilation");
-  o.groups = a.groups;
+  ConvOptions o = conv_options(a, spatial, op);
   output_padding = expand_option(std::move(output_padding), spatial, 0, op, "output_padding");
   Tensor y = add_channel_bias(spire::conv_transpose(x, weight, o, output_padding), bias, op);
   return added ? squeeze(y, {0}) : y;

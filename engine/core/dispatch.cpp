@@ -7,6 +7,7 @@
 #include "engine/autodiff/node.h"
 #include "engine/autodiff/taylor.h"
 #include "engine/autodiff/vmap.h"
+#include "engine/core/observer.h"
 #include "engine/core/op.h"
 
 namespace spire {
@@ -108,6 +109,7 @@ std::vector<Tensor> call(const OpDef& op, std::vector<Tensor> inputs, const Attr
     kernel(inputs, outputs, attrs);
   }
   if (AnomalyMode::enabled()) check_finite(op, inputs, outputs);
+  if (observers::active()) observers::notify(op, inputs, outputs, attrs);
 
   std::shared_ptr<OpNode> node;
   if (GradMode::enabled()) {

@@ -83,6 +83,10 @@ using ViewFn = std::function<Tensor(const std::vector<Tensor>&, const Attrs&)>;
 // Kernels get inputs already validated (same device, dtypes settled by the public function) and
 // outputs allocated contiguous from `infer`.
 using KernelFn = std::function<void(const std::vector<Tensor>&, std::vector<Tensor>&, const Attrs&)>;
+// Floating-point operations of one call, from its inputs' and outputs' shapes (engine/core/observer.h
+// counts them). Only the contractions that dominate a model's cost have one (matmul, convolutions),
+// the convention of PyTorch's and JAX's FLOP counters: a real multiply-add is 2, a complex one 8.
+using FlopsFn = std::function<double(const std::vector<Tensor>&, const std::vector<Tensor>&, const Attrs&)>;
 
 // A sample call for the registry test, in float64 (or complex128).
 struct OpSample {
@@ -111,6 +115,7 @@ struct OpDef {
   // Inputs that never receive a gradient (indices, masks, conditions).
   std::vector<int> nondiff_inputs;
   std::function<std::vector<OpSample>()> samples;
+  FlopsFn flops;
   // Inputs for which finite differences are not meaningful (e.g. kinks are avoided by samples
   // instead; this is for integer inputs) are listed in nondiff_inputs.
   std::array<KernelFn, kNumDeviceKinds> kernels{};

@@ -252,6 +252,13 @@ std::vector<Tensor> batch_weight_grad(const BatchContext& c) {
   return {split_axis(dw, 0, b, gm.shape(2))};
 }
 
+// Multiply-adds of the three conv primitives: each output-channel activation ([N, C_out, *out])
+// meets a weight row of C_in/groups * prod(kernel) entries.
+double conv_flops(const Tensor& activation, const Tensor& weight) {
+  if (weight.shape(0) == 0) return 0;
+  return mac_flops(weight.dtype(), double(activation.numel()) * double(weight.numel() / weight.shape(0)));
+}
+
 SPIRE_DEFINE_OP({
     .name = "conv",
     .num_inputs = 2,
@@ -275,6 +282,9 @@ SPIRE_DEFINE_OP({
     .taylor = jets::bilinear,
     .batch = batch_conv_like,
     .samples = conv_samples,
+    .flops = [](const std::vector<Tensor>& in, const std::vector<Tensor>& out, const Attrs&) {
+      return conv_flops(out[0], in[1]);
+    },
 });
 
 SPIRE_DEFINE_OP({
@@ -307,6 +317,9 @@ SPIRE_DEFINE_OP({
           {{sample({1, 2, 2, 2, 3}, -1, 1, 15, DType::Complex128), sample({2, 1, 2, 1, 2}, -1, 1, 16, DType::Complex128)},
            make_attrs({1, 1, 2}, {0, 0, 1}, {1, 1, 1}, 1).set("output_padding", Ints{0, 0, 0}), "3d complex"},
       };
+    },
+    .flops = [](const std::vector<Tensor>& in, const std::vector<Tensor>&, const Attrs&) {
+      return conv_flops(in[0], in[1]);
     },
 });
 
@@ -343,6 +356,9 @@ SPIRE_DEFINE_OP({
           {{sample({1, 1, 4, 5}, -1, 1, 25, DType::Complex128), sample({1, 2, 3, 2}, -1, 1, 26, DType::Complex128)},
            make_attrs({1, 2}, {0, 0}, {1, 1}, 1).set("kernel", Ints{2, 2}), "2d complex"},
       };
+    },
+    .flops = [](const std::vector<Tensor>& in, const std::vector<Tensor>& out, const Attrs&) {
+      return conv_flops(in[1], out[0]);
     },
 });
 

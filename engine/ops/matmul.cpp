@@ -85,6 +85,9 @@ SPIRE_DEFINE_OP({
            {}, "complex"},
       };
     },
+    .flops = [](const std::vector<Tensor>& in, const std::vector<Tensor>& out, const Attrs&) {
+      return mac_flops(out[0].dtype(), double(out[0].numel()) * double(in[0].shape(-1)));
+    },
 });
 
 }  // namespace

@@ -30,6 +30,8 @@ Tensor plus(const Tensor& a, const Tensor& b);
 Tensor times(const Tensor& a, const Tensor& b);
 // conj(x) for complex x; x itself otherwise (no op is recorded).
 Tensor conj_if_complex(const Tensor& x);
+// FLOPs of `macs` multiply-adds in dtype (OpDef::flops): 2 real, 8 complex.
+inline double mac_flops(DType dtype, double macs) { return macs * (is_complex(dtype) ? 8.0 : 2.0); }
 
 // Deterministic sample data in [lo, hi): float64 (or complex128 with random imaginary parts).
 Tensor sample(const Shape& shape, double lo = -1.0, double hi = 1.0, uint64_t seed = 1,

@@ -115,6 +115,7 @@ void bind_nn(py::module_& m);        // spire._C._nn: Module, Sequential, Module
 void bind_nn_layers(py::module_& m); // layers, functional forms and initialisers, into spire._C._nn
 void bind_data(py::module_& m);      // datasets and loaders
 void bind_custom_ops(py::module_& m);  // user-defined ops
+void bind_train(py::module_& m);      // fit, callbacks, the FLOP counter, into spire._C._train
 
 }  // namespace spire::python
 

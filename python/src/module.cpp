@@ -19,4 +19,5 @@ PYBIND11_MODULE(_C, m) {
   bind_nn_layers(m);
   bind_data(m);
   bind_custom_ops(m);
+  bind_train(m);
 }

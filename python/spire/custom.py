@@ -73,6 +73,11 @@ class CustomOp:
         _custom.set_rule(self.name, "jvp", fn)
         return fn
 
+    def def_taylor(self, fn: Callable) -> Callable:
+        """Sets (or replaces) the Taylor rule of an op defined with ``rules="spire"``."""
+        _custom.set_rule(self.name, "taylor", fn)
+        return fn
+
     def def_infer(self, fn: Callable) -> Callable:
         """Sets (or replaces) the shape function of an op defined in Python."""
         _custom.set_rule(self.name, "infer", fn)
@@ -83,7 +88,8 @@ class CustomOp:
 
 
 def custom_op(name: str, forward: Optional[Callable] = None, backward: Optional[Callable] = None,
-              jvp: Optional[Callable] = None, infer: Optional[Callable] = None, *, rules: str = "numpy",
+              jvp: Optional[Callable] = None, infer: Optional[Callable] = None, *, taylor: Optional[Callable] = None,
+              rules: str = "numpy",
               differentiable: bool = True, replace: bool = False):
     """Defines the op ``name`` from Python functions; returns a :class:`CustomOp`.
 
@@ -103,14 +109,19 @@ def custom_op(name: str, forward: Optional[Callable] = None, backward: Optional[
     differentiable: False for ops whose outputs carry no gradient (as argmax).
     replace: redefine an op defined earlier from Python (the functions are swapped in place).
 
-    Taylor mode (spire.jet, laplacian) needs a Taylor rule, which Python ops do not have: using one
-    there raises naming the op. Inputs are passed positionally; attributes are keyword arguments.
+    taylor(*inputs, out, series, **attrs), ``rules="spire"`` only: the Taylor rule used by spire.jet,
+        laplacian and the other differential operators. ``series[i]`` is a tuple of the K normalised
+        coefficients x_1..x_K of input i (x_k = k-th derivative / k!; None where zero); it returns the
+        output's K coefficients z_1..z_K (a sequence per output for several outputs; None for zero).
+        Write it with spire ops so that reverse mode differentiates through it. Without it, Taylor
+        mode raises naming the op.
+    Inputs are passed positionally; attributes are keyword arguments.
     """
     if rules not in ("numpy", "spire"):
         raise ValueError(f"custom_op: rules must be 'numpy' or 'spire', got {rules!r}")
 
     def register(fn: Callable) -> CustomOp:
-        _custom.define(name, fn, backward, jvp, infer, rules == "spire", differentiable, replace)
+        _custom.define(name, fn, backward, jvp, infer, taylor, rules == "spire", differentiable, replace)
         return CustomOp(name, fn)
 
     if forward is None:

@@ -86,7 +86,7 @@ py::dict to_kwargs(const Attrs& a) {
 
 struct PyOp {
   std::string name;
-  py::object forward, backward, jvp, infer;  // None when not given
+  py::object forward, backward, jvp, infer, taylor;  // None when not given
   bool spire_rules = false;
 };
 
@@ -320,8 +320,41 @@ py::object tensor_or_tuple(const std::vector<Tensor>& ts, size_t from, size_t to
   return t;
 }
 
+// The Taylor rule of a spire-rules op: taylor(*inputs, out, series, **attrs) with `series` one tuple of K
+// coefficients per input (None for zero), returning K coefficients for each output.
+std::vector<Series> taylor_py(const PyOp& st, const TaylorContext& c) {
+  py::gil_scoped_acquire gil;
+  SPIRE_CHECK(!st.taylor.is_none(), AutodiffError, "custom op '", st.name,
+              "' has no Taylor rule (needed by jet, laplacian and the differential operators); pass taylor= "
+              "to spire.custom_op with rules='spire' (or use op.def_taylor)");
+  size_t n_in = c.inputs.size(), n_out = c.outputs.size();
+  py::tuple series(n_in);
+  for (size_t i = 0; i < n_in; ++i) {
+    py::tuple coeffs(c.order);
+    for (int k = 0; k < c.order; ++k)
+      coeffs[k] = c.series[i][k].defined() ? py::cast(c.series[i][k]) : py::object(py::none());
+    series[i] = coeffs;
+  }
+  py::tuple args(n_in + 2);
+  for (size_t i = 0; i < n_in; ++i) args[i] = py::cast(c.inputs[i]);
+  args[n_in] = tensor_or_tuple(c.outputs, 0, n_out);
+  args[n_in + 1] = series;
+  std::string what = "custom op '" + st.name + "': taylor";
+  py::object r = st.taylor(*args, **to_kwargs(c.attrs));
+  // One output: its K coefficients; several: one sequence of K per output.
+  std::vector<py::object> per_out = n_out == 1 ? std::vector<py::object>{r} : results(what, r, n_out);
+  std::vector<Series> out(n_out);
+  for (size_t j = 0; j < n_out; ++j) {
+    std::vector<Tensor> like(size_t(c.order), c.outputs[j]);
+    out[j] = tensors_from(what + " (output " + std::to_string(j) + ")", per_out[j], like, 0, size_t(c.order));
+  }
+  return out;
+}
+
 void define_py_op(const std::string& name, py::object forward, py::object backward, py::object jvp,
-                  py::object infer, bool spire_rules, bool differentiable, bool replace) {
+                  py::object infer, py::object taylor, bool spire_rules, bool differentiable, bool replace) {
+  SPIRE_CHECK(taylor.is_none() || spire_rules, ValueError, "custom_op '", name,
+              "': a Taylor rule works on spire tensors; pass rules='spire' and write it with spire ops");
   SPIRE_CHECK(py::isinstance<py::function>(forward) || py::hasattr(forward, "__call__"), ValueError,
               "custom_op '", name, "': forward must be callable");
   auto& ops = py_ops();
@@ -331,12 +364,12 @@ void define_py_op(const std::string& name, py::object forward, py::object backwa
                 "a custom op defined in Python");
     SPIRE_CHECK(st.spire_rules == spire_rules && op_def(name).differentiable == differentiable, ValueError,
                 "custom_op '", name, "': a redefinition must keep rules= and differentiable=");
-    st.forward = forward, st.backward = backward, st.jvp = jvp, st.infer = infer;
+    st.forward = forward, st.backward = backward, st.jvp = jvp, st.infer = infer, st.taylor = taylor;
     return;
   }
   SPIRE_CHECK(!OpRegistry::get().find(name), ValueError, "op '", name,
               "' is already registered (a built-in or a loaded library's op); choose another name");
-  auto st = std::make_shared<PyOp>(PyOp{name, forward, backward, jvp, infer, spire_rules});
+  auto st = std::make_shared<PyOp>(PyOp{name, forward, backward, jvp, infer, taylor, spire_rules});
 
   OpDef d{.name = name, .num_inputs = -1};
   d.differentiable = differentiable;
@@ -386,7 +419,7 @@ void define_py_op(const std::string& name, py::object forward, py::object backwa
     return tensors_from("custom op '" + st->name + "': jvp", st->jvp(*args, **to_kwargs(c.attrs)), c.outputs,
                         0, n_out);
   };
-  // No Taylor rule: under jet/laplacian the dispatch raises "op '<name>' has no Taylor rule".
+  if (spire_rules) d.taylor = [st](const TaylorContext& c) { return taylor_py(*st, c); };
   OpRegistry::get().define(std::move(d));
   if (!spire_rules) {
     define_backward_op(st, bwd_name);
@@ -401,7 +434,11 @@ void set_rule(const std::string& name, const std::string& which, py::object fn) 
   if (which == "backward") it->second->backward = fn;
   else if (which == "jvp") it->second->jvp = fn;
   else if (which == "infer") it->second->infer = fn;
-  else throw ValueError("set_rule: unknown rule '" + which + "'; allowed: backward, jvp, infer");
+  else if (which == "taylor") {
+    SPIRE_CHECK(it->second->spire_rules, ValueError, "custom op '", name,
+                "': a Taylor rule needs rules='spire' (it is written with spire ops)");
+    it->second->taylor = fn;
+  } else throw ValueError("set_rule: unknown rule '" + which + "'; allowed: backward, jvp, infer, taylor");
 }
 
 }  // namespace
@@ -427,7 +464,7 @@ void bind_custom_ops(py::module_& m) {
   });
   c.def("is_python_op", [](const std::string& name) { return py_ops().count(name) > 0; });
   c.def("define", &define_py_op, py::arg("name"), py::arg("forward"), py::arg("backward"), py::arg("jvp"),
-        py::arg("infer"), py::arg("spire_rules"), py::arg("differentiable"), py::arg("replace"));
+        py::arg("infer"), py::arg("taylor"), py::arg("spire_rules"), py::arg("differentiable"), py::arg("replace"));
   c.def("set_rule", &set_rule, py::arg("name"), py::arg("which"), py::arg("fn"));
 }
 

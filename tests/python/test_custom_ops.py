@@ -148,6 +148,47 @@ def test_spire_rules_give_higher_derivatives():
     np.testing.assert_allclose(np.asarray(h), np.diag(6 * np.asarray(x)), atol=1e-12)
 
 
+def _cube_taylor(x, out, series):
+    """Normalised coefficients of (x0 + x1 t + x2 t^2 + x3 t^3)^3 up to the order asked."""
+    K = len(series[0])
+    xs = [x] + [c if c is not None else spire.zeros_like(x) for c in series[0]] + [spire.zeros_like(x)] * 3
+    z = [3 * x ** 2 * xs[1], 3 * x ** 2 * xs[2] + 3 * x * xs[1] ** 2,
+         3 * x ** 2 * xs[3] + 6 * x * xs[1] * xs[2] + xs[1] ** 3]
+    if K > 3:
+        raise ValueError("this test rule stops at order 3")
+    return z[:K]
+
+
+def test_spire_rules_taylor_mode_matches_builtin_ops():
+    name = fresh("cube_taylor")
+    op = spire.custom_op(name, lambda x: x ** 3, lambda x, out, dout: dout * 3 * x ** 2, rules="spire",
+                         jvp=lambda x, out, tx: 3 * x ** 2 * tx, taylor=_cube_taylor)
+    x, v, w = t64([0.5, -1.0, 2.0]), t64([1.0, 0.3, -2.0]), t64([0.2, 0.0, 1.5])
+    _, got = spire.jet(op, (x,), ((v, w, None),))
+    _, want = spire.jet(lambda y: y * y * y, (x,), ((v, w, None),))
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-13, atol=1e-13)
+    # The Laplacian runs the rule batched over directions: sum_i 6 x_i for sum(x^3).
+    pts = t64([[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]])
+    lap = spire.laplacian(lambda p: spire.sum(op(p), -1))(pts)
+    np.testing.assert_allclose(np.asarray(lap), 6 * np.asarray(pts).sum(-1), rtol=1e-13)
+    # And reverse mode through the Taylor rule (a PINN's loss gradient).
+    g = spire.grad(lambda p: spire.sum(spire.laplacian(lambda q: spire.sum(op(q), -1))(p)))(pts)
+    np.testing.assert_allclose(np.asarray(g), np.full((2, 3), 6.0), rtol=1e-13)
+
+
+def test_taylor_mode_without_a_rule_names_the_op():
+    name = fresh("cube_no_taylor")
+    op = spire.custom_op(name, lambda x: x ** 3, lambda x, out, dout: dout * 3 * x ** 2, rules="spire")
+    with pytest.raises(spire.AutodiffError, match=f"'{name}' has no Taylor rule.*taylor="):
+        spire.jet(op, (t64([1.0]),), ((t64([1.0]),),))
+    with pytest.raises(ValueError, match="rules='spire'"):
+        spire.custom_op(fresh("np_taylor"), lambda x: x, lambda x, out, dout: dout, taylor=_cube_taylor)
+    op.def_taylor(_cube_taylor)
+    _, (d1,) = spire.jet(op, (t64([2.0]),), ((t64([1.0]),),))
+    np.testing.assert_allclose(np.asarray(d1), [12.0])
+
+
 def test_numpy_rules_refuse_second_derivatives():
     name = fresh("cube_np")
     op = spire.custom_op(name, lambda x: x ** 3, lambda x, out, dout: 3 * x ** 2 * dout,

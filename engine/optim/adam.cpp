@@ -6,65 +6,79 @@
 
 namespace spire::optim {
 
-Adam::Adam(Tensors params, AdamOptions options) : Adam(std::move(params), options, false, "Adam") {}
-
-Adam::Adam(Tensors params, AdamOptions o, bool decoupled, const char* optimizer)
-    : Optimizer(std::move(params), optimizer), options_(o), decoupled_(decoupled), state_(params_.size()) {
-  check_option(o.lr >= 0, optimizer, "lr", o.lr, ">= 0");
-  check_option(o.eps >= 0, optimizer, "eps", o.eps, ">= 0");
-  check_option(o.beta1 >= 0 && o.beta1 < 1, optimizer, "beta1 (betas[0])", o.beta1, "in [0, 1)");
-  check_option(o.beta2 >= 0 && o.beta2 < 1, optimizer, "beta2 (betas[1])", o.beta2, "in [0, 1)");
-  check_option(o.weight_decay >= 0, optimizer, "weight_decay", o.weight_decay, ">= 0");
+const std::vector<OptionField<AdamOptions>>& AdamOptions::fields() {
+  static const std::vector<OptionField<AdamOptions>> f{
+      {"lr", &AdamOptions::lr},
+      {"betas.0", &AdamOptions::beta1},
+      {"betas.1", &AdamOptions::beta2},
+      {"eps", &AdamOptions::eps},
+      {"weight_decay", &AdamOptions::weight_decay},
+      {"amsgrad", &AdamOptions::amsgrad},
+      {"maximize", &AdamOptions::maximize},
+  };
+  return f;
 }
 
-AdamW::AdamW(Tensors params, AdamOptions options) : Adam(std::move(params), options, true, "AdamW") {}
-
-void Adam::set_lr(double lr) {
-  check_option(lr >= 0, name_, "lr", lr, ">= 0");
-  options_.lr = lr;
+void AdamOptions::check(const std::string& who) const {
+  check_option(lr >= 0, who, "lr", lr, ">= 0");
+  check_option(eps >= 0, who, "eps", eps, ">= 0");
+  check_option(beta1 >= 0 && beta1 < 1, who, "beta1 (betas[0])", beta1, "in [0, 1)");
+  check_option(beta2 >= 0 && beta2 < 1, who, "beta2 (betas[1])", beta2, "in [0, 1)");
+  check_option(weight_decay >= 0, who, "weight_decay", weight_decay, ">= 0");
 }
 
-void Adam::set_momentum(double beta1) {
-  check_option(beta1 >= 0 && beta1 < 1, name_, "beta1 (betas[0])", beta1, "in [0, 1)");
-  options_.beta1 = beta1;
-}
+Adam::Adam(Tensors params, AdamOptions options) : Adam(one_group(std::move(params), options), options) {}
 
-StateDict Adam::state_dict() const {
-  StateDict s = Optimizer::state_dict();
-  for (size_t i = 0; i < params_.size(); ++i) {
+Adam::Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults)
+    : Adam(std::move(groups), defaults, false, "Adam") {}
+
+Adam::Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults, bool decoupled, const char* optimizer)
+    : OptimizerOf(optimizer, defaults, std::move(groups)), decoupled_(decoupled) {}
+
+AdamW::AdamW(Tensors params, AdamOptions options) : AdamW(one_group(std::move(params), options), options) {}
+
+AdamW::AdamW(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults)
+    : Adam(std::move(groups), defaults, true, "AdamW") {}
+
+void Adam::save_state(StateDict& s) const {
+  for (size_t i = 0; i < state_.size(); ++i) {
     const State& st = state_[i];
     if (st.step == 0) continue;
-    s.set(state_key(i, "step"), st.step);
-    s.set(state_key(i, "exp_avg"), st.m);
-    s.set(state_key(i, "exp_avg_sq"), st.v);
-    if (options_.amsgrad) s.set(state_key(i, "max_exp_avg_sq"), st.v_max);
+    s.set(state_key(int64_t(i), "step"), st.step);
+    s.set(state_key(int64_t(i), "exp_avg"), st.m);
+    s.set(state_key(int64_t(i), "exp_avg_sq"), st.v);
+    if (st.v_max.defined()) s.set(state_key(int64_t(i), "max_exp_avg_sq"), st.v_max);
   }
-  return s;
 }
 
-void Adam::load_state_dict(const StateDict& state) {
+void Adam::load_state(const StateDict& state, const std::vector<int64_t>& saved,
+                      const std::vector<AdamOptions>& options) {
   std::vector<State> loaded(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
-    if (!state.contains(state_key(i, "step"))) continue;
+    const int64_t k = saved[i];
+    if (!state.contains(state_key(k, "step"))) continue;
     State& st = loaded[i];
-    st.step = state.integer(state_key(i, "step"));
-    st.m = param_state(state, state_key(i, "exp_avg"), i);
-    st.v = param_state(state, state_key(i, "exp_avg_sq"), i);
-    if (options_.amsgrad) st.v_max = param_state(state, state_key(i, "max_exp_avg_sq"), i);
+    st.step = state.integer(state_key(k, "step"));
+    st.m = param_state(state, state_key(k, "exp_avg"), i);
+    st.v = param_state(state, state_key(k, "exp_avg_sq"), i);
+    // Required with amsgrad, as in PyTorch; kept when present (amsgrad switched off since).
+    std::string vmax = state_key(k, "max_exp_avg_sq");
+    if (options[group_of(i)].amsgrad || state.contains(vmax)) st.v_max = param_state(state, vmax, i);
   }
-  Optimizer::load_state_dict(state);
   state_ = std::move(loaded);
 }
 
 Tensor Adam::step(const Closure& closure) {
-  const AdamOptions& o = options_;
-  return step_each(closure, o.maximize, [&](size_t i, Tensor& p, Tensor g) {
+  state_.resize(params_.size());  // groups added since the last step
+  return step_each(closure, [&](size_t group, size_t i, Tensor& p, Tensor g) {
+    const AdamOptions& o = options_[group];
     State& s = state_[i];
     if (s.step++ == 0) {
       s.m = zeros_like(p);
       s.v = zeros_like(p);
-      if (o.amsgrad) s.v_max = zeros_like(p);
     }
+    // Lazily, as PyTorch does when amsgrad is switched on for a group later.
+    if (o.amsgrad && !s.v_max.defined()) s.v_max = zeros_like(p);
     Tensor q = p;
     if (o.weight_decay != 0) {
       if (decoupled_) q = mul(p, 1 - o.lr * o.weight_decay);

@@ -19,35 +19,37 @@ struct AdamOptions {
   double weight_decay = 0;  // AdamW's default is 1e-2
   bool amsgrad = false;
   bool maximize = false;
+
+  // lr, betas.0, betas.1 (torch's betas pair), eps, weight_decay, amsgrad, maximize.
+  static const std::vector<OptionField<AdamOptions>>& fields();
+  void check(const std::string& who) const;
+  static double AdamOptions::*momentum_field() { return &AdamOptions::beta1; }
 };
 
-class Adam : public Optimizer {
+class Adam : public OptimizerOf<AdamOptions> {
  public:
+  // One group.
   explicit Adam(Tensors params, AdamOptions options = {});
+  // A group each; a group without options takes `defaults`.
+  explicit Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults = {});
   Tensor step(const Closure& closure = {}) override;
-  double lr() const override { return options_.lr; }
-  void set_lr(double lr) override;
-  const AdamOptions& options() const { return options_; }
-  // Adds "state.<i>.step" (an integer), "state.<i>.exp_avg", "state.<i>.exp_avg_sq" and, with
-  // amsgrad, "state.<i>.max_exp_avg_sq".
-  StateDict state_dict() const override;
-  void load_state_dict(const StateDict& state) override;
-  bool has_momentum() const override { return true; }
-  double momentum() const override { return options_.beta1; }  // beta1
-  void set_momentum(double beta1) override;
   // The moment estimates of parameter i (undefined before its first update).
   const Tensor& exp_avg(size_t i) const { return state_.at(i).m; }
   const Tensor& exp_avg_sq(size_t i) const { return state_.at(i).v; }
 
  protected:
-  Adam(Tensors params, AdamOptions options, bool decoupled, const char* optimizer);
+  Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults, bool decoupled, const char* optimizer);
+  // "state.<i>.step" (an integer), "state.<i>.exp_avg", "state.<i>.exp_avg_sq" and, with amsgrad,
+  // "state.<i>.max_exp_avg_sq".
+  void save_state(StateDict& s) const override;
+  void load_state(const StateDict& s, const std::vector<int64_t>& saved_index,
+                  const std::vector<AdamOptions>& options) override;
 
  private:
   struct State {
     int64_t step = 0;  // per parameter: one that had no gradient on some step lags behind
     Tensor m, v, v_max;
   };
-  AdamOptions options_;
   bool decoupled_;  // AdamW
   std::vector<State> state_;
 };
@@ -57,6 +59,7 @@ class AdamW : public Adam {
   // AdamOptions with weight_decay = 1e-2, PyTorch's default for AdamW.
   static AdamOptions defaults() { return {.weight_decay = 1e-2}; }
   explicit AdamW(Tensors params, AdamOptions options = defaults());
+  explicit AdamW(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults = AdamW::defaults());
 };
 
 }  // namespace spire::optim

@@ -133,78 +133,109 @@ LineSearchResult strong_wolfe(Phi phi, double t, const Tensor& d, double f, cons
 
 }  // namespace
 
-LBFGS::LBFGS(Tensors params, LBFGSOptions o) : Optimizer(std::move(params), "LBFGS"), options_(o) {
-  check_option(o.lr >= 0, "LBFGS", "lr", o.lr, ">= 0");
-  check_option(o.max_iter >= 1, "LBFGS", "max_iter", double(o.max_iter), ">= 1");
-  if (!o.max_eval) options_.max_eval = o.max_iter * 5 / 4;
-  check_option(*options_.max_eval >= 1, "LBFGS", "max_eval", double(*options_.max_eval), ">= 1");
-  check_option(o.history_size >= 1, "LBFGS", "history_size", double(o.history_size), ">= 1");
-  check_option(o.tolerance_grad >= 0, "LBFGS", "tolerance_grad", o.tolerance_grad, ">= 0");
-  check_option(o.tolerance_change >= 0, "LBFGS", "tolerance_change", o.tolerance_change, ">= 0");
+const std::vector<OptionField<LBFGSOptions>>& LBFGSOptions::fields() {
+  static const std::vector<OptionField<LBFGSOptions>> f{
+      {"lr", &LBFGSOptions::lr},
+      {"max_iter", &LBFGSOptions::max_iter},
+      {"max_eval", &LBFGSOptions::max_eval},
+      {"tolerance_grad", &LBFGSOptions::tolerance_grad},
+      {"tolerance_change", &LBFGSOptions::tolerance_change},
+      {"history_size", &LBFGSOptions::history_size},
+      {"line_search_fn", &LBFGSOptions::line_search},
+      {"maximize", &LBFGSOptions::maximize},
+  };
+  return f;
+}
+
+void LBFGSOptions::check(const std::string& who) const {
+  check_option(lr >= 0, who, "lr", lr, ">= 0");
+  check_option(max_iter >= 1, who, "max_iter", double(max_iter), ">= 1");
+  if (max_eval) check_option(*max_eval >= 1, who, "max_eval", double(*max_eval), ">= 1");
+  check_option(history_size >= 1, who, "history_size", double(history_size), ">= 1");
+  check_option(tolerance_grad >= 0, who, "tolerance_grad", tolerance_grad, ">= 0");
+  check_option(tolerance_change >= 0, who, "tolerance_change", tolerance_change, ">= 0");
+}
+
+namespace {
+
+// max_eval defaults to max_iter * 5 / 4, fixed when the options are given (as in PyTorch).
+LBFGSOptions resolved(LBFGSOptions o) {
+  if (!o.max_eval) o.max_eval = o.max_iter * 5 / 4;
+  return o;
+}
+
+std::vector<ParamGroup<LBFGSOptions>> one_group_only(std::vector<ParamGroup<LBFGSOptions>> groups) {
+  SPIRE_CHECK(groups.size() == 1, ValueError,
+              "LBFGS doesn't support per-parameter options (parameter groups); give it one group, got ", groups.size());
+  if (groups[0].options) groups[0].options = resolved(*groups[0].options);
+  return groups;
+}
+
+}  // namespace
+
+LBFGS::LBFGS(Tensors params, LBFGSOptions o) : LBFGS(one_group(std::move(params), resolved(o)), o) {}
+
+LBFGS::LBFGS(std::vector<ParamGroup<LBFGSOptions>> groups, LBFGSOptions defaults)
+    : OptimizerOf("LBFGS", resolved(defaults), one_group_only(std::move(groups))) {
   for (size_t i = 0; i < params_.size(); ++i) {
     SPIRE_CHECK(params_[i].dtype() == params_[0].dtype() && params_[i].device() == params_[0].device(), ValueError,
-                "LBFGS: all parameters must share one dtype and device; parameter 0 is ", name(params_[0].dtype()),
-                " on ", params_[0].device().str(), ", parameter ", i, " is ", name(params_[i].dtype()), " on ",
-                params_[i].device().str());
+                "LBFGS: all parameters must share one dtype and device; parameter 0 is ",
+                spire::name(params_[0].dtype()), " on ", params_[0].device().str(), ", parameter ", i, " is ",
+                spire::name(params_[i].dtype()), " on ", params_[i].device().str());
     numel_ += params_[i].numel();
   }
 }
 
-void LBFGS::set_lr(double lr) {
-  check_option(lr >= 0, "LBFGS", "lr", lr, ">= 0");
-  options_.lr = lr;
-}
-
-StateDict LBFGS::state_dict() const {
-  StateDict s = Optimizer::state_dict();
-  if (!d_.defined()) return s;
-  s.set("state.n_iter", n_iter_);
-  s.set("state.func_evals", func_evals_);
-  s.set("state.d", d_);
-  s.set("state.t", t_);
-  s.set("state.H_diag", h_diag_);
-  s.set("state.prev_flat_grad", prev_flat_grad_);
-  s.set("state.prev_loss", prev_loss_);
-  s.set("state.history", int64_t(old_dirs_.size()));
+void LBFGS::save_state(StateDict& s) const {
+  if (!d_.defined()) return;
+  auto key = [](const std::string& name) { return "state.0." + name; };
+  s.set(key("func_evals"), func_evals_);
+  s.set(key("n_iter"), n_iter_);
+  s.set(key("d"), d_);
+  s.set(key("t"), t_);
+  s.set(key("H_diag"), h_diag_);
+  s.set(key("prev_flat_grad"), prev_flat_grad_);
+  s.set(key("prev_loss"), prev_loss_);
   for (size_t k = 0; k < old_dirs_.size(); ++k) {
-    s.set("state.old_dirs." + std::to_string(k), old_dirs_[k]);
-    s.set("state.old_stps." + std::to_string(k), old_stps_[k]);
-    s.set("state.ro." + std::to_string(k), ro_[k]);
+    s.set(key("old_dirs." + std::to_string(k)), old_dirs_[k]);
+    s.set(key("old_stps." + std::to_string(k)), old_stps_[k]);
+    s.set(key("ro." + std::to_string(k)), ro_[k]);
   }
-  return s;
 }
 
 Tensor LBFGS::flat_state(const StateDict& state, const std::string& key) const {
   Tensor t = state.tensor(key);
   const Tensor& p = params_[0];
   SPIRE_CHECK(t.shape() == Shape{numel_} && t.dtype() == p.dtype(), ValueError, "LBFGS.load_state_dict: '", key,
-              "' has shape ", shape_str(t.shape()), " and dtype ", name(t.dtype()), "; the parameters need shape [",
-              numel_, "] and dtype ", name(p.dtype()));
+              "' has shape ", shape_str(t.shape()), " and dtype ", spire::name(t.dtype()),
+              "; the parameters need shape [", numel_, "] and dtype ", spire::name(p.dtype()));
   return t.device() == p.device() ? copy(t.detach()) : to(t.detach(), p.device());
 }
 
-void LBFGS::load_state_dict(const StateDict& state) {
-  if (!state.contains("state.d")) {  // saved before the first step
-    Optimizer::load_state_dict(state);
+void LBFGS::load_state(const StateDict& state, const std::vector<int64_t>& saved,
+                       const std::vector<LBFGSOptions>& options) {
+  // Under the first parameter's index; "state.<name>" in files from before parameter groups.
+  std::string prefix = "state." + std::to_string(saved[0]) + ".";
+  if (!state.contains(prefix + "d") && state.contains("state.d")) prefix = "state.";
+  auto key = [&](const std::string& name) { return prefix + name; };
+  if (!state.contains(key("d"))) {  // saved before the first step
     d_ = prev_flat_grad_ = Tensor();
     old_dirs_.clear(), old_stps_.clear(), ro_.clear();
     n_iter_ = func_evals_ = 0, t_ = 0, h_diag_ = 1, prev_loss_ = 0;
     return;
   }
-  Tensor d = flat_state(state, "state.d"), prev = flat_state(state, "state.prev_flat_grad");
-  int64_t history = state.integer("state.history");
-  SPIRE_CHECK(history >= 0 && history <= options_.history_size, ValueError, "LBFGS.load_state_dict: ", history,
-              " curvature pairs do not fit history_size ", options_.history_size);
+  Tensor d = flat_state(state, key("d")), prev = flat_state(state, key("prev_flat_grad"));
   std::deque<Tensor> dirs, stps;
   std::deque<double> ro;
-  for (int64_t k = 0; k < history; ++k) {
-    dirs.push_back(flat_state(state, "state.old_dirs." + std::to_string(k)));
-    stps.push_back(flat_state(state, "state.old_stps." + std::to_string(k)));
-    ro.push_back(state.number("state.ro." + std::to_string(k)));
+  for (int64_t k = 0; state.contains(key("old_dirs." + std::to_string(k))); ++k) {
+    dirs.push_back(flat_state(state, key("old_dirs." + std::to_string(k))));
+    stps.push_back(flat_state(state, key("old_stps." + std::to_string(k))));
+    ro.push_back(state.number(key("ro." + std::to_string(k))));
   }
-  int64_t n_iter = state.integer("state.n_iter"), func_evals = state.integer("state.func_evals");
-  double t = state.number("state.t"), h_diag = state.number("state.H_diag"), prev_loss = state.number("state.prev_loss");
-  Optimizer::load_state_dict(state);
+  SPIRE_CHECK(int64_t(dirs.size()) <= options[0].history_size, ValueError, "LBFGS.load_state_dict: ", dirs.size(),
+              " curvature pairs do not fit history_size ", options[0].history_size);
+  int64_t n_iter = state.integer(key("n_iter")), func_evals = state.integer(key("func_evals"));
+  double t = state.number(key("t")), h_diag = state.number(key("H_diag")), prev_loss = state.number(key("prev_loss"));
   d_ = d, prev_flat_grad_ = prev, old_dirs_ = std::move(dirs), old_stps_ = std::move(stps), ro_ = std::move(ro);
   n_iter_ = n_iter, func_evals_ = func_evals, t_ = t, h_diag_ = h_diag, prev_loss_ = prev_loss;
 }
@@ -216,7 +247,7 @@ Tensor LBFGS::flat_grad() const {
     views.push_back(g.defined() ? reshape(g, {-1}) : zeros({p.numel()}, p.dtype(), p.device()));
   }
   Tensor flat = concat(views, 0);
-  return options_.maximize ? neg(flat) : flat;
+  return o().maximize ? neg(flat) : flat;
 }
 
 void LBFGS::add_to_params(double t, const Tensor& direction) {
@@ -236,7 +267,7 @@ std::pair<double, Tensor> LBFGS::directional_evaluate(const Closure& closure, co
                                                       const Tensor& d) {
   add_to_params(t, d);
   double loss = evaluate(closure).item<double>();
-  if (options_.maximize) loss = -loss;
+  if (o().maximize) loss = -loss;
   Tensor g = flat_grad();
   set_params(x);
   return {loss, g};
@@ -245,9 +276,10 @@ std::pair<double, Tensor> LBFGS::directional_evaluate(const Closure& closure, co
 Tensor LBFGS::step(const Closure& closure) {
   SPIRE_CHECK(bool(closure), ValueError, "LBFGS: step needs a closure that re-evaluates the loss "
               "(zero the gradients, compute the loss, call backward, return the loss)");
+  check_groups();  // options edited through param_groups() since the last step
   NoGradGuard no_grad;
-  const LBFGSOptions& o = options_;
-  const int64_t max_eval = *o.max_eval;
+  const LBFGSOptions& o = options_[0];
+  const int64_t max_eval = o.max_eval.value_or(o.max_iter * 5 / 4);
   ++step_count_;
 
   Tensor orig_loss = evaluate(closure);

@@ -12,8 +12,6 @@
 
 namespace spire::optim {
 
-enum class LineSearch { None, StrongWolfe };
-
 struct LBFGSOptions {
   double lr = 1;
   int64_t max_iter = 20;                            // iterations per step
@@ -23,36 +21,46 @@ struct LBFGSOptions {
   int64_t history_size = 100;
   LineSearch line_search = LineSearch::None;        // None: fixed steps of lr (the first one scaled)
   bool maximize = false;
+
+  // lr, max_iter, max_eval, tolerance_grad, tolerance_change, history_size, line_search_fn (0: None,
+  // 1: "strong_wolfe"), maximize.
+  static const std::vector<OptionField<LBFGSOptions>>& fields();
+  void check(const std::string& who) const;
+  static double LBFGSOptions::*momentum_field() { return nullptr; }
 };
 
-class LBFGS : public Optimizer {
+// One parameter group only, as torch.optim.LBFGS: the constructor taking groups accepts exactly one
+// and add_param_group refuses.
+class LBFGS : public OptimizerOf<LBFGSOptions> {
  public:
   explicit LBFGS(Tensors params, LBFGSOptions options = {});
+  explicit LBFGS(std::vector<ParamGroup<LBFGSOptions>> groups, LBFGSOptions defaults = {});
   // Returns the loss from the closure's first call in this step.
   Tensor step(const Closure& closure) override;
-  double lr() const override { return options_.lr; }
-  void set_lr(double lr) override;
-  const LBFGSOptions& options() const { return options_; }
   // Totals over all steps so far.
   int64_t iterations() const { return n_iter_; }
   int64_t function_evaluations() const { return func_evals_; }
-  // Adds the state carried across steps (after the first step): "state.n_iter", "state.func_evals",
-  // "state.d", "state.t", "state.H_diag", "state.prev_flat_grad", "state.prev_loss",
-  // "state.history" (the number of curvature pairs) and "state.old_dirs.<k>", "state.old_stps.<k>",
-  // "state.ro.<k>" for each pair k, oldest first.
-  StateDict state_dict() const override;
-  void load_state_dict(const StateDict& state) override;
+
+ protected:
+  bool supports_groups() const override { return false; }
+  // The state carried across steps (after the first step), under the first parameter as in
+  // PyTorch: "state.0.n_iter", "state.0.func_evals", "state.0.d", "state.0.t", "state.0.H_diag",
+  // "state.0.prev_flat_grad", "state.0.prev_loss" and "state.0.old_dirs.<k>", "state.0.old_stps.<k>",
+  // "state.0.ro.<k>" for each curvature pair k, oldest first.
+  void save_state(StateDict& s) const override;
+  void load_state(const StateDict& s, const std::vector<int64_t>& saved_index,
+                  const std::vector<LBFGSOptions>& options) override;
 
  private:
   Tensor flat_grad() const;
   void add_to_params(double t, const Tensor& direction);  // params += t direction
   void set_params(const Tensors& values);
   Tensor flat_state(const StateDict& state, const std::string& key) const;  // a checked copy
+  const LBFGSOptions& o() const { return options_[0]; }
   // Loss and flat gradient at params + t d; leaves the parameters at x.
   std::pair<double, Tensor> directional_evaluate(const Closure& closure, const Tensors& x, double t,
                                                  const Tensor& d);
 
-  LBFGSOptions options_;
   int64_t numel_ = 0;
   int64_t n_iter_ = 0, func_evals_ = 0;
   // Carried across steps, as in PyTorch: the last direction and step length, the curvature pairs

@@ -4,28 +4,36 @@
 
 namespace spire::optim {
 
-RMSprop::RMSprop(Tensors params, RMSpropOptions o)
-    : Optimizer(std::move(params), "RMSprop"), options_(o), state_(params_.size()) {
-  check_option(o.lr >= 0, "RMSprop", "lr", o.lr, ">= 0");
-  check_option(o.eps >= 0, "RMSprop", "eps", o.eps, ">= 0");
-  check_option(o.alpha >= 0, "RMSprop", "alpha", o.alpha, ">= 0");
-  check_option(o.momentum >= 0, "RMSprop", "momentum", o.momentum, ">= 0");
-  check_option(o.weight_decay >= 0, "RMSprop", "weight_decay", o.weight_decay, ">= 0");
+const std::vector<OptionField<RMSpropOptions>>& RMSpropOptions::fields() {
+  static const std::vector<OptionField<RMSpropOptions>> f{
+      {"lr", &RMSpropOptions::lr},
+      {"alpha", &RMSpropOptions::alpha},
+      {"eps", &RMSpropOptions::eps},
+      {"weight_decay", &RMSpropOptions::weight_decay},
+      {"momentum", &RMSpropOptions::momentum},
+      {"centered", &RMSpropOptions::centered},
+      {"maximize", &RMSpropOptions::maximize},
+  };
+  return f;
 }
 
-void RMSprop::set_lr(double lr) {
-  check_option(lr >= 0, "RMSprop", "lr", lr, ">= 0");
-  options_.lr = lr;
+void RMSpropOptions::check(const std::string& who) const {
+  check_option(lr >= 0, who, "lr", lr, ">= 0");
+  check_option(eps >= 0, who, "eps", eps, ">= 0");
+  check_option(alpha >= 0, who, "alpha", alpha, ">= 0");
+  check_option(momentum >= 0, who, "momentum", momentum, ">= 0");
+  check_option(weight_decay >= 0, who, "weight_decay", weight_decay, ">= 0");
 }
 
-void RMSprop::set_momentum(double momentum) {
-  check_option(momentum >= 0, "RMSprop", "momentum", momentum, ">= 0");
-  options_.momentum = momentum;
-}
+RMSprop::RMSprop(Tensors params, RMSpropOptions options) : RMSprop(one_group(std::move(params), options), options) {}
+
+RMSprop::RMSprop(std::vector<ParamGroup<RMSpropOptions>> groups, RMSpropOptions defaults)
+    : OptimizerOf("RMSprop", defaults, std::move(groups)) {}
 
 Tensor RMSprop::step(const Closure& closure) {
-  const RMSpropOptions& o = options_;
-  return step_each(closure, o.maximize, [&](size_t i, Tensor& p, Tensor g) {
+  state_.resize(params_.size());  // groups added since the last step
+  return step_each(closure, [&](size_t group, size_t i, Tensor& p, Tensor g) {
+    const RMSpropOptions& o = options_[group];
     State& s = state_[i];
     if (s.step++ == 0) {
       s.square_avg = zeros_like(p);
@@ -52,31 +60,32 @@ Tensor RMSprop::step(const Closure& closure) {
   });
 }
 
-StateDict RMSprop::state_dict() const {
-  StateDict d = Optimizer::state_dict();
-  for (size_t i = 0; i < params_.size(); ++i) {
+void RMSprop::save_state(StateDict& d) const {
+  for (size_t i = 0; i < state_.size(); ++i) {
     const State& s = state_[i];
     if (s.step == 0) continue;
-    d.set(state_key(i, "step"), s.step);
-    d.set(state_key(i, "square_avg"), s.square_avg);
-    if (s.momentum_buffer.defined()) d.set(state_key(i, "momentum_buffer"), s.momentum_buffer);
-    if (s.grad_avg.defined()) d.set(state_key(i, "grad_avg"), s.grad_avg);
+    d.set(state_key(int64_t(i), "step"), s.step);
+    d.set(state_key(int64_t(i), "square_avg"), s.square_avg);
+    if (s.momentum_buffer.defined()) d.set(state_key(int64_t(i), "momentum_buffer"), s.momentum_buffer);
+    if (s.grad_avg.defined()) d.set(state_key(int64_t(i), "grad_avg"), s.grad_avg);
   }
-  return d;
 }
 
-void RMSprop::load_state_dict(const StateDict& state) {
+void RMSprop::load_state(const StateDict& state, const std::vector<int64_t>& saved,
+                         const std::vector<RMSpropOptions>& options) {
   std::vector<State> loaded(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
-    if (!state.contains(state_key(i, "step"))) continue;
+    const int64_t k = saved[i];
+    if (!state.contains(state_key(k, "step"))) continue;
     State& s = loaded[i];
-    s.step = state.integer(state_key(i, "step"));
-    s.square_avg = param_state(state, state_key(i, "square_avg"), i);
-    if (state.contains(state_key(i, "momentum_buffer")))
-      s.momentum_buffer = param_state(state, state_key(i, "momentum_buffer"), i);
-    if (options_.centered) s.grad_avg = param_state(state, state_key(i, "grad_avg"), i);
+    s.step = state.integer(state_key(k, "step"));
+    s.square_avg = param_state(state, state_key(k, "square_avg"), i);
+    if (state.contains(state_key(k, "momentum_buffer")))
+      s.momentum_buffer = param_state(state, state_key(k, "momentum_buffer"), i);
+    // Required when centered, as in PyTorch; kept when present (centered switched off since).
+    if (options[group_of(i)].centered || state.contains(state_key(k, "grad_avg")))
+      s.grad_avg = param_state(state, state_key(k, "grad_avg"), i);
   }
-  Optimizer::load_state_dict(state);
   state_ = std::move(loaded);
 }
 

@@ -19,29 +19,33 @@ struct RMSpropOptions {
   double momentum = 0;
   bool centered = false;
   bool maximize = false;
+
+  // lr, alpha, eps, weight_decay, momentum, centered, maximize.
+  static const std::vector<OptionField<RMSpropOptions>>& fields();
+  void check(const std::string& who) const;
+  static double RMSpropOptions::*momentum_field() { return &RMSpropOptions::momentum; }
 };
 
-class RMSprop : public Optimizer {
+class RMSprop : public OptimizerOf<RMSpropOptions> {
  public:
+  // One group.
   explicit RMSprop(Tensors params, RMSpropOptions options = {});
+  // A group each; a group without options takes `defaults`.
+  explicit RMSprop(std::vector<ParamGroup<RMSpropOptions>> groups, RMSpropOptions defaults = {});
   Tensor step(const Closure& closure = {}) override;
-  double lr() const override { return options_.lr; }
-  void set_lr(double lr) override;
-  const RMSpropOptions& options() const { return options_; }
-  // Adds "state.<i>.step", "state.<i>.square_avg", and "state.<i>.momentum_buffer" (momentum > 0)
-  // and "state.<i>.grad_avg" (centered).
-  StateDict state_dict() const override;
-  void load_state_dict(const StateDict& state) override;
-  bool has_momentum() const override { return true; }
-  double momentum() const override { return options_.momentum; }
-  void set_momentum(double momentum) override;
+
+ protected:
+  // "state.<i>.step", "state.<i>.square_avg", and "state.<i>.momentum_buffer" (momentum > 0) and
+  // "state.<i>.grad_avg" (centered).
+  void save_state(StateDict& s) const override;
+  void load_state(const StateDict& s, const std::vector<int64_t>& saved_index,
+                  const std::vector<RMSpropOptions>& options) override;
 
  private:
   struct State {
     int64_t step = 0;
     Tensor square_avg, grad_avg, momentum_buffer;
   };
-  RMSpropOptions options_;
   std::vector<State> state_;
 };
 

@@ -3,16 +3,40 @@
 // batch; ReduceLROnPlateau: step(metric) with the validation metric). Construction performs the
 // initial step to epoch 0, as PyTorch does, and get_last_lr() is the rate the optimizer uses now.
 //
+// Each parameter group is scheduled on its own, as in PyTorch: base_lrs() holds one starting rate
+// per group (the group's initial_lr, which the first scheduler sets to its lr), get_last_lr() one
+// rate per group. A schedule built for n groups refuses to step an optimizer that has gained groups
+// since (ReduceLROnPlateau extends a single min_lr to them, as PyTorch's).
+//
 // StepLR, ExponentialLR and CosineAnnealingLR use PyTorch's chainable (recursive) forms, so their
 // rates match PyTorch's to the last bit and compose with other changes to the optimizer's lr.
 // WarmupCosineLR and OneCycleLR are closed forms of the epoch count.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "engine/optim/optimizer.h"
 
 namespace spire::optim {
+
+// A value given once for every parameter group or once per group, as PyTorch's float-or-list
+// arguments (OneCycleLR's max_lr, ReduceLROnPlateau's min_lr): 0.1 or {0.1, 0.01}.
+class PerGroup {
+ public:
+  PerGroup(double value) : values_{value}, scalar_(true) {}
+  PerGroup(std::initializer_list<double> values) : values_(values) {}
+  PerGroup(std::vector<double> values) : values_(std::move(values)) {}
+  bool is_scalar() const { return scalar_; }
+  const std::vector<double>& values() const { return values_; }
+  // The value for each of n groups; a ValueError naming who and what when a list has another length.
+  std::vector<double> expand(size_t n, const char* who, const char* what) const;
+
+ private:
+  std::vector<double> values_;
+  bool scalar_ = false;
+};
 
 class LRScheduler {
  public:
@@ -20,32 +44,43 @@ class LRScheduler {
   LRScheduler(const LRScheduler&) = delete;
   LRScheduler& operator=(const LRScheduler&) = delete;
 
-  // Advances one epoch and sets the optimizer's learning rate.
+  // Advances one epoch and sets each group's learning rate.
   virtual void step();
-  double get_last_lr() const { return last_lr_; }
+  // The rates set by the last step, one per group.
+  const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
-  double base_lr() const { return base_lr_; }
+  // The rates the schedule starts from, one per group.
+  const std::vector<double>& base_lrs() const { return base_lrs_; }
   Optimizer& optimizer() const { return opt_; }
   const char* name() const { return name_; }
 
-  // "last_epoch", "step_count", "base_lr", "last_lr" and each schedule's own counters. The
-  // hyperparameters (gamma, T_max, ...) are the constructor's.
+  // "last_epoch", "step_count", "base_lrs.<g>" and "last_lr.<g>" for each group g, and each
+  // schedule's own counters. The hyperparameters (gamma, T_max, ...) are the constructor's.
+  // load_state_dict() checks that the state has as many groups as the optimizer (a ValueError
+  // naming both counts); the flat "base_lr" / "last_lr" of files from before groups load too.
   virtual StateDict state_dict() const;
   virtual void load_state_dict(const StateDict& state);
 
  protected:
-  LRScheduler(Optimizer& optimizer, const char* name);
+  // set_initial_lr: false for ReduceLROnPlateau, which (as PyTorch's) leaves initial_lr alone.
+  LRScheduler(Optimizer& optimizer, const char* name, bool set_initial_lr = true);
   // Steps to epoch 0; each subclass calls it at the end of its constructor (get_lr is virtual).
   void initial_step();
-  // The learning rate for last_epoch_, given the optimizer's current one.
-  virtual double get_lr() = 0;
+  // The learning rate of each group for last_epoch_, given the groups' current ones.
+  virtual std::vector<double> get_lr() = 0;
+  // A ValueError when the optimizer's group count is no longer the schedule's.
+  void check_group_count() const;
+  size_t groups() const { return opt_.num_param_groups(); }
+  // Sets a group's rate or momentum as computed (the optimizer checks them at its next step).
+  void assign_lr(size_t group, double lr) { opt_.set_scheduled_lr(group, lr); }
+  void assign_momentum(size_t group, double momentum) { opt_.set_scheduled_momentum(group, momentum); }
 
   Optimizer& opt_;
   const char* name_;
-  double base_lr_;
+  std::vector<double> base_lrs_;
   int64_t last_epoch_ = -1;
   int64_t step_count_ = 0;
-  double last_lr_;
+  std::vector<double> last_lr_;
 };
 
 // lr = base_lr gamma^floor(epoch / step_size).
@@ -54,7 +89,7 @@ class StepLR : public LRScheduler {
   StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
 
  private:
-  double get_lr() override;
+  std::vector<double> get_lr() override;
   int64_t step_size_;
   double gamma_;
 };
@@ -65,7 +100,7 @@ class ExponentialLR : public LRScheduler {
   ExponentialLR(Optimizer& optimizer, double gamma);
 
  private:
-  double get_lr() override;
+  std::vector<double> get_lr() override;
   double gamma_;
 };
 
@@ -76,7 +111,7 @@ class CosineAnnealingLR : public LRScheduler {
   CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0);
 
  private:
-  double get_lr() override;
+  std::vector<double> get_lr() override;
   int64_t t_max_;
   double eta_min_;
 };
@@ -93,7 +128,7 @@ class WarmupCosineLR : public LRScheduler {
                  double warmup_start_factor = 0);
 
  private:
-  double get_lr() override;
+  std::vector<double> get_lr() override;
   int64_t warmup_, t_max_;
   double eta_min_, start_factor_;
 };
@@ -101,32 +136,33 @@ class WarmupCosineLR : public LRScheduler {
 enum class AnnealStrategy { Cos, Linear };
 
 struct OneCycleOptions {
-  double max_lr = 0;
+  PerGroup max_lr = 0.0;          // one for every group, or one per group
   int64_t total_steps = 0;        // or epochs * steps_per_epoch when 0
   int64_t epochs = 0, steps_per_epoch = 0;
   double pct_start = 0.3;
   AnnealStrategy anneal_strategy = AnnealStrategy::Cos;
   bool cycle_momentum = true;     // needs an optimizer with momentum (SGD, RMSprop) or beta1 (Adam)
-  double base_momentum = 0.85;
-  double max_momentum = 0.95;
+  PerGroup base_momentum = 0.85;  // one for every group, or one per group
+  PerGroup max_momentum = 0.95;
   double div_factor = 25;         // initial_lr = max_lr / div_factor
   double final_div_factor = 1e4;  // min_lr = initial_lr / final_div_factor
   bool three_phase = false;
 };
 
 // The 1cycle policy (Smith & Topin 2017), as PyTorch's OneCycleLR: step() once per batch, at most
-// total_steps times. The rate rises from initial_lr to max_lr over the first pct_start of the steps
-// and anneals to min_lr over the rest (three_phase: back to initial_lr, then to min_lr), while the
-// momentum moves the opposite way between max_momentum and base_momentum.
+// total_steps times. Each group's rate rises from initial_lr to max_lr over the first pct_start of
+// the steps and anneals to min_lr over the rest (three_phase: back to initial_lr, then to min_lr),
+// while its momentum moves the opposite way between max_momentum and base_momentum. Sets each
+// group's initial_lr to max_lr / div_factor.
 class OneCycleLR : public LRScheduler {
  public:
   OneCycleLR(Optimizer& optimizer, OneCycleOptions options);
   const OneCycleOptions& options() const { return options_; }
 
  private:
-  double get_lr() override;
+  std::vector<double> get_lr() override;
   OneCycleOptions options_;
-  double initial_lr_, min_lr_;
+  std::vector<double> max_lrs_, min_lrs_, max_momentums_, base_momentums_;  // per group
 };
 
 struct PlateauOptions {
@@ -136,12 +172,13 @@ struct PlateauOptions {
   double threshold = 1e-4;             // what counts as an improvement
   std::string threshold_mode = "rel";  // "rel": best (1 -+ threshold); "abs": best -+ threshold
   int64_t cooldown = 0;                // epochs to wait after a reduction
-  double min_lr = 0;
+  PerGroup min_lr = 0.0;               // one for every group, or one per group
   double eps = 1e-8;                   // reductions smaller than this are skipped
 };
 
-// Reduces the rate by factor when the metric has not improved for more than patience epochs, as
-// PyTorch's ReduceLROnPlateau. step(metric) once per epoch; step() without a metric is an error.
+// Reduces every group's rate by factor when the metric has not improved for more than patience
+// epochs, as PyTorch's ReduceLROnPlateau: lr = max(lr factor, min_lr of the group). step(metric) once
+// per epoch; step() without a metric is an error.
 class ReduceLROnPlateau : public LRScheduler {
  public:
   ReduceLROnPlateau(Optimizer& optimizer, PlateauOptions options = {});
@@ -155,9 +192,10 @@ class ReduceLROnPlateau : public LRScheduler {
   void load_state_dict(const StateDict& state) override;
 
  private:
-  double get_lr() override { return opt_.lr(); }
+  std::vector<double> get_lr() override;
   bool is_better(double a) const;
   PlateauOptions options_;
+  std::vector<double> min_lrs_;  // per group
   bool minimize_, relative_;
   double best_;
   int64_t num_bad_epochs_ = 0, cooldown_counter_ = 0;

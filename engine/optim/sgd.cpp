@@ -3,54 +3,51 @@
 #include "engine/ops/elementwise.h"
 
 namespace spire::optim {
-namespace {
 
-void check(const SGDOptions& o) {
-  check_option(o.lr >= 0, "SGD", "lr", o.lr, ">= 0");
-  check_option(o.momentum >= 0, "SGD", "momentum", o.momentum, ">= 0");
-  check_option(o.weight_decay >= 0, "SGD", "weight_decay", o.weight_decay, ">= 0");
-  SPIRE_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), ValueError,
-              "SGD: nesterov needs momentum > 0 and dampening = 0, got momentum ", o.momentum, " and dampening ",
-              o.dampening);
+const std::vector<OptionField<SGDOptions>>& SGDOptions::fields() {
+  static const std::vector<OptionField<SGDOptions>> f{
+      {"lr", &SGDOptions::lr},
+      {"momentum", &SGDOptions::momentum},
+      {"dampening", &SGDOptions::dampening},
+      {"weight_decay", &SGDOptions::weight_decay},
+      {"nesterov", &SGDOptions::nesterov},
+      {"maximize", &SGDOptions::maximize},
+  };
+  return f;
 }
 
-}  // namespace
-
-SGD::SGD(Tensors params, SGDOptions options)
-    : Optimizer(std::move(params), "SGD"), options_(options), momentum_buffer_(params_.size()) {
-  check(options_);
+void SGDOptions::check(const std::string& who) const {
+  check_option(lr >= 0, who, "lr", lr, ">= 0");
+  check_option(momentum >= 0, who, "momentum", momentum, ">= 0");
+  check_option(weight_decay >= 0, who, "weight_decay", weight_decay, ">= 0");
+  SPIRE_CHECK(!nesterov || (momentum > 0 && dampening == 0), ValueError, who,
+              ": nesterov needs momentum > 0 and dampening = 0, got momentum ", momentum, " and dampening ",
+              dampening);
 }
 
-void SGD::set_lr(double lr) {
-  check_option(lr >= 0, "SGD", "lr", lr, ">= 0");
-  options_.lr = lr;
+SGD::SGD(Tensors params, SGDOptions options) : SGD(one_group(std::move(params), options), options) {}
+
+SGD::SGD(std::vector<ParamGroup<SGDOptions>> groups, SGDOptions defaults)
+    : OptimizerOf("SGD", defaults, std::move(groups)) {}
+
+void SGD::save_state(StateDict& s) const {
+  for (size_t i = 0; i < momentum_buffer_.size(); ++i)
+    if (momentum_buffer_[i].defined()) s.set(state_key(int64_t(i), "momentum_buffer"), momentum_buffer_[i]);
 }
 
-void SGD::set_momentum(double momentum) {
-  check_option(momentum >= 0, "SGD", "momentum", momentum, ">= 0");
-  options_.momentum = momentum;
-}
-
-StateDict SGD::state_dict() const {
-  StateDict s = Optimizer::state_dict();
-  for (size_t i = 0; i < params_.size(); ++i)
-    if (momentum_buffer_[i].defined()) s.set(state_key(i, "momentum_buffer"), momentum_buffer_[i]);
-  return s;
-}
-
-void SGD::load_state_dict(const StateDict& state) {
+void SGD::load_state(const StateDict& state, const std::vector<int64_t>& saved, const std::vector<SGDOptions>&) {
   Tensors buffers(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
-    std::string key = state_key(i, "momentum_buffer");
+    std::string key = state_key(saved[i], "momentum_buffer");
     if (state.contains(key)) buffers[i] = param_state(state, key, i);
   }
-  Optimizer::load_state_dict(state);
   momentum_buffer_ = std::move(buffers);
 }
 
 Tensor SGD::step(const Closure& closure) {
-  const SGDOptions& o = options_;
-  return step_each(closure, o.maximize, [&](size_t i, Tensor& p, Tensor g) {
+  momentum_buffer_.resize(params_.size());  // groups added since the last step
+  return step_each(closure, [&](size_t group, size_t i, Tensor& p, Tensor g) {
+    const SGDOptions& o = options_[group];
     if (o.weight_decay != 0) g = add(g, mul(p, o.weight_decay));
     if (o.momentum != 0) {
       Tensor& b = momentum_buffer_[i];

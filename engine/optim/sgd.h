@@ -15,24 +15,28 @@ struct SGDOptions {
   double weight_decay = 0;
   bool nesterov = false;
   bool maximize = false;
+
+  // lr, momentum, dampening, weight_decay, nesterov, maximize.
+  static const std::vector<OptionField<SGDOptions>>& fields();
+  void check(const std::string& who) const;
+  static double SGDOptions::*momentum_field() { return &SGDOptions::momentum; }
 };
 
-class SGD : public Optimizer {
+class SGD : public OptimizerOf<SGDOptions> {
  public:
+  // One group.
   explicit SGD(Tensors params, SGDOptions options = {});
+  // A group each; a group without options takes `defaults`.
+  explicit SGD(std::vector<ParamGroup<SGDOptions>> groups, SGDOptions defaults = {});
   Tensor step(const Closure& closure = {}) override;
-  double lr() const override { return options_.lr; }
-  void set_lr(double lr) override;
-  const SGDOptions& options() const { return options_; }
-  // Adds "state.<i>.momentum_buffer".
-  StateDict state_dict() const override;
-  void load_state_dict(const StateDict& state) override;
-  bool has_momentum() const override { return true; }
-  double momentum() const override { return options_.momentum; }
-  void set_momentum(double momentum) override;
+
+ protected:
+  // "state.<i>.momentum_buffer".
+  void save_state(StateDict& s) const override;
+  void load_state(const StateDict& s, const std::vector<int64_t>& saved_index,
+                  const std::vector<SGDOptions>& options) override;
 
  private:
-  SGDOptions options_;
   Tensors momentum_buffer_;  // per parameter; undefined until its first update
 };
 

@@ -1,7 +1,8 @@
 // The state of an optimizer or a scheduler as an ordered map from names to tensors and numbers, as
-// PyTorch's state_dict(), flattened: "lr", "state.0.exp_avg", "state.0.step", ... Checkpoints write
-// it entry by entry (tensors as datasets, numbers as attributes) and load_state_dict() restores it,
-// so that training resumed from it continues bit for bit.
+// PyTorch's state_dict(), flattened: nested keys joined by dots and list elements numbered
+// ("state.0.exp_avg", "param_groups.1.lr", "param_groups.0.betas.1", "base_lrs.1"; optimizer.h and
+// scheduler.h list them). Checkpoints write it entry by entry (tensors and numbers as datasets) and
+// load_state_dict() restores it, so that training resumed from it continues bit for bit.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -431,7 +431,7 @@ TEST(Optim, BadParametersAreRejected) {
   Tensor computed = mul(leaf, 2.0);
   Tensor frozen = from_vector<double>({1.0}, {1});
   Tensor ints = from_vector<int64_t>({1}, {1});
-  EXPECT_NE(error_of([] { optim::SGD({}); }).find("SGD: got an empty parameter list"), std::string::npos);
+  EXPECT_NE(error_of([] { optim::SGD(Tensors{}); }).find("SGD: got an empty parameter list"), std::string::npos);
   EXPECT_NE(error_of([&] { optim::Adam({computed}); }).find("parameter 0 is not a leaf (it was computed by 'mul')"),
             std::string::npos);
   EXPECT_NE(error_of([&] { optim::SGD({frozen}); }).find("does not require grad"), std::string::npos);
@@ -548,7 +548,7 @@ TEST(Optim, LBFGSStateDictResumesBitForBit) {
   auto first = std::make_unique<optim::LBFGS>(Tensors{b}, o);
   for (int i = 0; i < 2; ++i) first->step(closure_for(*first, b, f));
   optim::StateDict state = first->state_dict();
-  EXPECT_GE(state.integer("state.history"), 2);  // curvature pairs carried across the save
+  EXPECT_TRUE(state.contains("state.0.old_dirs.1"));  // curvature pairs carried across the save
   first.reset();
   optim::LBFGS resumed({b}, o);
   resumed.load_state_dict(state);
@@ -566,7 +566,10 @@ TEST(Optim, StateDictNamesItsEntriesAndRejectsMismatches) {
   optim::StateDict s = opt.state_dict();
   std::vector<std::string> keys;
   for (auto& [k, v] : s.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"lr", "step_count", "momentum", "state.0.step", "state.0.exp_avg",
+  EXPECT_EQ(keys, (std::vector<std::string>{"lr", "step_count", "param_groups.0.params", "param_groups.0.lr",
+                                            "param_groups.0.betas.0", "param_groups.0.betas.1", "param_groups.0.eps",
+                                            "param_groups.0.weight_decay", "param_groups.0.amsgrad",
+                                            "param_groups.0.maximize", "state.0.step", "state.0.exp_avg",
                                             "state.0.exp_avg_sq"}));
   Tensor other = param({1.0, 2.0});
   optim::Adam wrong({other}, {});
@@ -618,17 +621,17 @@ TEST(Scheduler, StepExponentialCosineFollowTheirFormulas) {
   optim::SGD opt({p}, {.lr = 0.1});
   optim::StepLR step(opt, 3, 0.5);
   for (int e = 0; e < 10; ++e) {
-    EXPECT_NEAR(step.get_last_lr(), 0.1 * std::pow(0.5, e / 3), 1e-15) << e;
-    EXPECT_EQ(opt.lr(), step.get_last_lr());
+    EXPECT_NEAR(step.get_last_lr()[0], 0.1 * std::pow(0.5, e / 3), 1e-15) << e;
+    EXPECT_EQ(opt.lr(), step.get_last_lr()[0]);
     step.step();
   }
   optim::SGD opt2({param(kStart)}, {.lr = 0.2});
   optim::ExponentialLR expo(opt2, 0.9);
-  for (int e = 0; e < 10; ++e, expo.step()) EXPECT_NEAR(expo.get_last_lr(), 0.2 * std::pow(0.9, e), 1e-15);
+  for (int e = 0; e < 10; ++e, expo.step()) EXPECT_NEAR(expo.get_last_lr()[0], 0.2 * std::pow(0.9, e), 1e-15);
   optim::SGD opt3({param(kStart)}, {.lr = 0.2});
   optim::CosineAnnealingLR cosine(opt3, 10, 0.01);
   for (int e = 0; e <= 25; ++e, cosine.step())
-    EXPECT_NEAR(cosine.get_last_lr(), 0.01 + 0.19 * (1 + std::cos(M_PI * e / 10)) / 2, 1e-14) << e;
+    EXPECT_NEAR(cosine.get_last_lr()[0], 0.01 + 0.19 * (1 + std::cos(M_PI * e / 10)) / 2, 1e-14) << e;
 }
 
 TEST(Scheduler, WarmupCosineFollowsItsFormula) {
@@ -636,23 +639,23 @@ TEST(Scheduler, WarmupCosineFollowsItsFormula) {
   optim::WarmupCosineLR s(opt, 4, 14, 0.1, 0.2);
   for (int e = 0; e <= 20; ++e, s.step()) {
     double want = e < 4 ? 0.2 + 0.8 * e / 4.0 : e > 14 ? 0.1 : 0.1 + 0.9 * (1 + std::cos(M_PI * (e - 4) / 10.0)) / 2;
-    EXPECT_NEAR(s.get_last_lr(), want, 1e-15) << e;
+    EXPECT_NEAR(s.get_last_lr()[0], want, 1e-15) << e;
   }
 }
 
 TEST(Scheduler, OneCycleCyclesLrAndMomentum) {
   optim::SGD opt({param(kStart)}, {.lr = 0.1, .momentum = 0.9});
   optim::OneCycleLR s(opt, {.max_lr = 1.0, .total_steps = 100});
-  EXPECT_NEAR(s.get_last_lr(), 1.0 / 25, 1e-16);
+  EXPECT_NEAR(s.get_last_lr()[0], 1.0 / 25, 1e-16);
   EXPECT_DOUBLE_EQ(opt.momentum(), 0.95);
   double peak = 0;
   for (int i = 0; i < 99; ++i) {
     s.step();
-    peak = std::max(peak, s.get_last_lr());
+    peak = std::max(peak, s.get_last_lr()[0]);
     if (i == 28) EXPECT_DOUBLE_EQ(opt.momentum(), 0.85);  // step 29 = pct_start 100 - 1: the peak
   }
   EXPECT_DOUBLE_EQ(peak, 1.0);
-  EXPECT_NEAR(s.get_last_lr(), 1.0 / 25 / 1e4, 1e-18);
+  EXPECT_NEAR(s.get_last_lr()[0], 1.0 / 25 / 1e4, 1e-18);
   EXPECT_DOUBLE_EQ(opt.momentum(), 0.95);
   s.step();  // step 100 is allowed, as in PyTorch; 101 is not
   EXPECT_THROW(s.step(), ValueError);
@@ -703,9 +706,386 @@ TEST(Scheduler, StateDictResumesBitForBit) {
       cosine->step();
     }
     Vec out = p.to_vector();
-    out.push_back(cosine->get_last_lr());
+    out.push_back(cosine->get_last_lr()[0]);
     out.push_back(opt->momentum());
     return out;
   };
   expect_bitwise(run_schedule(false), run_schedule(true));
+}
+
+// --- parameter groups ----------------------------------------------------------------------------
+
+namespace {
+
+using optim::ParamGroup;
+
+// The reference for one optimizer over two groups: two one-group optimizers, one per parameter, each
+// with its group's options. The updates must agree to the bit, as a group's update uses only its own
+// options and state (the one-group updates are checked against PyTorch's formulas above).
+template <class Opt, class Options>
+void expect_groups_match_separate(const Options& defaults, const std::type_identity_t<Options>& first,
+                                  std::optional<std::type_identity_t<Options>> second, int steps = 12) {
+  Tensor a = param(kStart), b = param({0.5, -0.25});
+  Opt grouped(std::vector<ParamGroup<Options>>{{{a}, first}, {{b}, second}}, defaults);
+  Tensor ra = param(kStart), rb = param({0.5, -0.25});
+  Opt ref_a(Tensors{ra}, first), ref_b(Tensors{rb}, second.value_or(defaults));
+  for (int s = 0; s < steps; ++s) {
+    grouped.zero_grad();
+    two_param_loss({a, b}).backward();
+    grouped.step();
+    ref_a.zero_grad(), ref_b.zero_grad();
+    two_param_loss({ra, rb}).backward();
+    ref_a.step(), ref_b.step();
+  }
+  expect_bitwise(a.to_vector(), ra.to_vector());
+  expect_bitwise(b.to_vector(), rb.to_vector());
+  // And the groups really differ: the same run with the first group's options everywhere does not agree.
+  if (second && steps > 0) {
+    Tensor c = param({0.5, -0.25});
+    Opt same(Tensors{c}, first);
+    for (int s = 0; s < steps; ++s) {
+      same.zero_grad();
+      sum(square(square(c))).backward();
+      same.step();
+    }
+    EXPECT_NE(c.to_vector(), b.to_vector());
+  }
+}
+
+template <class Opt>
+std::vector<double> group_lrs(const Opt& opt) {
+  std::vector<double> out;
+  for (size_t g = 0; g < opt.num_param_groups(); ++g) out.push_back(opt.lr(g));
+  return out;
+}
+
+}  // namespace
+
+TEST(ParamGroups, EachGroupStepsWithItsOwnOptions) {
+  expect_groups_match_separate<optim::SGD>(optim::SGDOptions{.lr = 0.01},
+                                           {.lr = 0.05, .momentum = 0.9, .nesterov = true},
+                                           optim::SGDOptions{.lr = 0.02, .momentum = 0.5, .dampening = 0.1,
+                                                             .weight_decay = 0.1});
+  expect_groups_match_separate<optim::Adam>(optim::AdamOptions{}, {.lr = 0.05, .weight_decay = 0.1},
+                                            optim::AdamOptions{.lr = 0.01, .beta1 = 0.8, .amsgrad = true});
+  expect_groups_match_separate<optim::AdamW>(optim::AdamW::defaults(), {.lr = 0.05, .weight_decay = 0.2},
+                                             optim::AdamOptions{.lr = 0.02, .weight_decay = 0, .maximize = true});
+  expect_groups_match_separate<optim::RMSprop>(optim::RMSpropOptions{}, {.lr = 0.01, .momentum = 0.9, .centered = true},
+                                               optim::RMSpropOptions{.lr = 0.005, .alpha = 0.9, .weight_decay = 0.05});
+}
+
+TEST(ParamGroups, AGroupWithoutOptionsTakesTheDefaults) {
+  expect_groups_match_separate<optim::Adam>(optim::AdamOptions{.lr = 0.03, .weight_decay = 0.1}, {.lr = 0.05},
+                                            std::nullopt);
+  Tensor a = param(kStart), b = param({1.0});
+  optim::SGD opt(std::vector<ParamGroup<optim::SGDOptions>>{{{a}, optim::SGDOptions{.lr = 0.5}}, {{b}}},
+                 {.lr = 0.1, .momentum = 0.9});
+  EXPECT_EQ(opt.options(1).lr, 0.1);
+  EXPECT_EQ(opt.options(1).momentum, 0.9);
+  EXPECT_EQ(opt.options(0).momentum, 0.0);  // a group's options are all its own
+  EXPECT_EQ(opt.defaults().lr, 0.1);
+}
+
+TEST(ParamGroups, EditedOptionsApplyFromTheNextStep) {
+  Tensor a = param(kStart), b = param(kStart);
+  optim::SGD opt(std::vector<ParamGroup<optim::SGDOptions>>{{{a}}, {{b}}}, {.lr = 0.1});
+  for (auto& g : opt.param_groups()) g.options.weight_decay = 0.2;
+  opt.param_groups()[1].options.lr = 0.3;
+  EXPECT_EQ(opt.param_groups()[1].params.size(), 1u);
+  EXPECT_TRUE(opt.param_groups()[1].params[0].same(b));
+  auto step = [&] {
+    opt.zero_grad();
+    add(loss_of(a), loss_of(b)).backward();
+    opt.step();
+  };
+  step();
+  expect_near(a, reference_sgd(kStart, {.lr = 0.1, .weight_decay = 0.2}, 1), 1e-15);
+  expect_near(b, reference_sgd(kStart, {.lr = 0.3, .weight_decay = 0.2}, 1), 1e-15);
+  // lr() is group 0's; set_lr(lr) sets every group's; set_lr(g, lr) one group's.
+  EXPECT_EQ(opt.lr(), 0.1);
+  opt.set_lr(0.05);
+  EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.05, 0.05}));
+  opt.set_lr(1, 0.07);
+  EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.05, 0.07}));
+  EXPECT_NE(error_of([&] { opt.set_lr(1, -1.0); }).find("SGD param group 1: lr must be >= 0, got -1"), std::string::npos);
+  EXPECT_NE(error_of([&] { opt.set_lr(-1.0); }).find("lr must be >= 0"), std::string::npos);
+  EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.05, 0.07}));  // a refused rate changes no group
+  // An edit out of range is refused at the next step, naming the group, before any parameter moves.
+  opt.options(1).momentum = -0.5;
+  Vec before = a.to_vector();
+  EXPECT_NE(error_of(step).find("SGD param group 1: momentum must be >= 0, got -0.5"), std::string::npos);
+  EXPECT_EQ(a.to_vector(), before);
+  opt.options(1).momentum = 0;
+  step();
+}
+
+TEST(ParamGroups, AddParamGroupRefusesAParameterInAnotherGroup) {
+  Tensor a = param(kStart), b = param({1.0}), c = param({2.0, 3.0});
+  optim::Adam opt(Tensors{a}, {.lr = 0.1});
+  opt.add_param_group({{b, c}, optim::AdamOptions{.lr = 0.01}});
+  opt.add_param_group({{param({4.0})}});
+  ASSERT_EQ(opt.num_param_groups(), 3u);
+  EXPECT_EQ(opt.params().size(), 4u);
+  EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.1, 0.01, 0.1}));  // the third takes the defaults
+  EXPECT_EQ(opt.param_range(1), (std::pair<size_t, size_t>{1, 3}));
+  EXPECT_NE(error_of([&] { opt.add_param_group({{param({5.0}), c}}); })
+                .find("Adam: parameter 1 of param group 3 is already in param group 1 (its parameter 1)"),
+            std::string::npos);
+  Tensor d = param({7.0});
+  EXPECT_NE(error_of([&] { opt.add_param_group({{d, d}}); }).find("parameter 1 of param group 3 is the same tensor as parameter 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { opt.add_param_group({{param({6.0})}, optim::AdamOptions{.eps = -1}}); })
+                .find("Adam param group 3: eps must be >= 0"),
+            std::string::npos);
+  EXPECT_EQ(opt.num_param_groups(), 3u);  // nothing was added by the refused calls
+  EXPECT_NE(error_of([&] {
+              optim::SGD(std::vector<ParamGroup<optim::SGDOptions>>{{{a}}, {{b, a}}});
+            }).find("parameter 1 of param group 1 is already in param group 0 (its parameter 0)"),
+            std::string::npos);
+  // A group added after some steps is stepped from then on.
+  for (int i = 0; i < 2; ++i) {
+    opt.zero_grad();
+    add(loss_of(a), sum(square(c))).backward();
+    opt.step();
+  }
+  EXPECT_NE(c.to_vector(), (Vec{2.0, 3.0}));
+}
+
+TEST(ParamGroups, LBFGSTakesOneGroupOnly) {
+  Tensor a = param(kStart), b = param({1.0});
+  EXPECT_NE(error_of([&] {
+              optim::LBFGS(std::vector<ParamGroup<optim::LBFGSOptions>>{{{a}}, {{b}}});
+            }).find("LBFGS doesn't support per-parameter options (parameter groups)"),
+            std::string::npos);
+  optim::LBFGS opt(std::vector<ParamGroup<optim::LBFGSOptions>>{{{a}, optim::LBFGSOptions{.max_iter = 4}}});
+  EXPECT_EQ(opt.options().max_iter, 4);
+  EXPECT_EQ(opt.options().max_eval, 5);  // max_iter * 5 / 4, fixed when given
+  EXPECT_NE(error_of([&] { opt.add_param_group({{b}}); }).find("LBFGS doesn't support per-parameter options"),
+            std::string::npos);
+}
+
+TEST(ParamGroups, StateDictHasEachGroupAndResumesBitForBit) {
+  // Two groups with different options; the resumed optimizer is built with other options, which the
+  // state restores, as PyTorch's load_state_dict does.
+  auto run = [](bool resume) {
+    Tensor a = param(kStart), b = param({0.5, -0.25});
+    auto make = [&](double lr0) {
+      return std::make_unique<optim::Adam>(
+          std::vector<ParamGroup<optim::AdamOptions>>{{{a}, optim::AdamOptions{.lr = lr0, .amsgrad = true}}, {{b}}},
+          optim::AdamOptions{.lr = 0.02, .weight_decay = 0.1});
+    };
+    auto opt = make(0.05);
+    auto sched = std::make_unique<optim::OneCycleLR>(*opt, optim::OneCycleOptions{.max_lr = {0.1, 0.03}, .total_steps = 12});
+    for (int i = 0; i < 12; ++i) {
+      if (resume && i == 6) {
+        optim::StateDict os = opt->state_dict(), ss = sched->state_dict();
+        EXPECT_EQ(os.tensor("param_groups.1.params").to_vector(), (Vec{1}));
+        EXPECT_EQ(os.integer("param_groups.0.amsgrad"), 1);
+        EXPECT_EQ(os.number("param_groups.1.weight_decay"), 0.1);
+        EXPECT_TRUE(os.contains("param_groups.1.initial_lr"));
+        EXPECT_TRUE(os.contains("state.1.exp_avg"));
+        EXPECT_EQ(ss.number("base_lrs.1"), 0.03 / 25);
+        sched.reset();
+        opt = make(0.5);
+        sched = std::make_unique<optim::OneCycleLR>(*opt, optim::OneCycleOptions{.max_lr = {0.1, 0.03}, .total_steps = 12});
+        opt->load_state_dict(os);
+        sched->load_state_dict(ss);
+        EXPECT_TRUE(opt->options(0).amsgrad);
+      }
+      opt->zero_grad();
+      two_param_loss({a, b}).backward();
+      opt->step();
+      sched->step();
+    }
+    Vec out = a.to_vector();
+    for (double x : b.to_vector()) out.push_back(x);
+    for (size_t g = 0; g < 2; ++g) out.push_back(opt->lr(g)), out.push_back(opt->momentum(g));
+    return out;
+  };
+  expect_bitwise(run(false), run(true));
+}
+
+TEST(ParamGroups, LoadStateDictNamesMismatchedGroupsAndChangesNothing) {
+  Tensor a = param(kStart), b = param({1.0}), c = param({2.0});
+  optim::SGD two(std::vector<ParamGroup<optim::SGDOptions>>{{{a}}, {{b, c}}}, {.lr = 0.1, .momentum = 0.9});
+  two.zero_grad();
+  add(loss_of(a), sum(square(add(b, c)))).backward();
+  two.step();
+  optim::StateDict state = two.state_dict();
+
+  optim::SGD one(Tensors{param(kStart), param({1.0}), param({2.0})}, {.lr = 0.3});
+  EXPECT_NE(error_of([&] { one.load_state_dict(state); })
+                .find("SGD.load_state_dict: the state has a different number of parameter groups: 2 in the state, 1 in this optimizer"),
+            std::string::npos);
+  optim::SGD sizes(std::vector<ParamGroup<optim::SGDOptions>>{{{param(kStart)}}, {{param({1.0})}}}, {.lr = 0.3});
+  EXPECT_NE(error_of([&] { sizes.load_state_dict(state); })
+                .find("param group 1 has 2 parameters in the state and 1 in this optimizer"),
+            std::string::npos);
+  optim::SGD shapes(std::vector<ParamGroup<optim::SGDOptions>>{{{param(kStart)}}, {{param({1.0}), param({2.0, 3.0})}}},
+                    {.lr = 0.3});
+  EXPECT_NE(error_of([&] { shapes.load_state_dict(state); }).find("'state.2.momentum_buffer' has shape [1]"),
+            std::string::npos);
+  optim::StateDict bad = state;
+  bad.set("param_groups.1.lr", -1.0);
+  optim::SGD fine(std::vector<ParamGroup<optim::SGDOptions>>{{{param(kStart)}}, {{param({1.0}), param({2.0})}}},
+                  {.lr = 0.3});
+  EXPECT_NE(error_of([&] { fine.load_state_dict(bad); }).find("SGD.load_state_dict: SGD param group 1: lr must be >= 0"),
+            std::string::npos);
+  // Every refusal left the optimizer as it was.
+  for (optim::SGD* o : {&one, &sizes, &shapes, &fine}) {
+    EXPECT_EQ(o->lr(), 0.3);
+    EXPECT_EQ(o->step_count(), 0);
+  }
+  fine.load_state_dict(state);
+  EXPECT_EQ(group_lrs(fine), (std::vector<double>{0.1, 0.1}));
+  EXPECT_EQ(fine.options(1).momentum, 0.9);
+  EXPECT_EQ(fine.step_count(), 1);
+}
+
+TEST(ParamGroups, FlatStateDictsFromBeforeGroupsLoad) {
+  // The layout written before parameter groups: "lr", "step_count", "momentum" and "state.<i>.<name>".
+  Tensor p = param(kStart);
+  optim::StateDict old;
+  old.set("lr", 0.25);
+  old.set("step_count", int64_t(3));
+  old.set("momentum", 0.5);
+  old.set("state.0.momentum_buffer", from_vector<double>({1.0, 2.0, 3.0}, {3}));
+  optim::SGD opt(Tensors{p}, {.lr = 0.1, .momentum = 0.9});
+  opt.load_state_dict(old);
+  EXPECT_EQ(opt.lr(), 0.25);
+  EXPECT_EQ(opt.momentum(), 0.5);
+  EXPECT_EQ(opt.step_count(), 3);
+  opt.zero_grad();
+  loss_of(p).backward();
+  opt.step();
+  Vec g = grad_of(kStart), want(3);
+  for (size_t i = 0; i < 3; ++i) want[i] = kStart[i] - 0.25 * (0.5 * double(i + 1) + g[i]);
+  expect_near(p, want, 1e-15);
+  // A scheduler's: one "base_lr" and "last_lr" for the (one) group.
+  optim::StateDict old_schedule;
+  old_schedule.set("last_epoch", int64_t(4));
+  old_schedule.set("step_count", int64_t(5));
+  old_schedule.set("base_lr", 0.5);
+  old_schedule.set("last_lr", 0.125);
+  optim::StepLR s(opt, 2, 0.5);
+  s.load_state_dict(old_schedule);
+  EXPECT_EQ(s.base_lrs(), (std::vector<double>{0.5}));
+  EXPECT_EQ(s.get_last_lr(), (std::vector<double>{0.125}));
+  EXPECT_EQ(s.last_epoch(), 4);
+}
+
+TEST(Scheduler, EachGroupFollowsItsOwnSchedule) {
+  // A schedule over two groups gives each group the rates it would get alone (to the bit).
+  auto rates = [](auto make, std::vector<double> lrs, int epochs) {
+    Tensors ps;
+    std::vector<ParamGroup<optim::SGDOptions>> groups;
+    for (double lr : lrs) groups.push_back({{param({1.0})}, optim::SGDOptions{.lr = lr, .momentum = 0.9}});
+    optim::SGD opt(groups);
+    auto s = make(opt);
+    std::vector<Vec> out(lrs.size());
+    for (int e = 0; e < epochs; ++e, s->step())
+      for (size_t g = 0; g < lrs.size(); ++g) {
+        out[g].push_back(s->get_last_lr()[g]);
+        EXPECT_EQ(opt.lr(g), s->get_last_lr()[g]);
+      }
+    return out;
+  };
+  auto check = [&](auto make, int epochs) {
+    auto both = rates(make, {0.1, 0.02}, epochs);
+    EXPECT_EQ(both[0], rates(make, {0.1}, epochs)[0]);
+    EXPECT_EQ(both[1], rates(make, {0.02}, epochs)[0]);
+    EXPECT_NE(both[0], both[1]);
+  };
+  check([](optim::Optimizer& o) { return std::make_unique<optim::StepLR>(o, 3, 0.5); }, 12);
+  check([](optim::Optimizer& o) { return std::make_unique<optim::ExponentialLR>(o, 0.9); }, 12);
+  check([](optim::Optimizer& o) { return std::make_unique<optim::CosineAnnealingLR>(o, 5, 0.001); }, 23);
+  check([](optim::Optimizer& o) { return std::make_unique<optim::WarmupCosineLR>(o, 3, 10, 0.001, 0.1); }, 14);
+  // OneCycleLR: max_lr and base_momentum per group; each group's rate and momentum as a one-group
+  // schedule with its own values.
+  auto one_cycle = [](optim::PerGroup max_lr, optim::PerGroup base_momentum, size_t groups) {
+    std::vector<ParamGroup<optim::SGDOptions>> gs;
+    for (size_t g = 0; g < groups; ++g) gs.push_back({{param({1.0})}});
+    optim::SGD opt(gs, {.lr = 0.1, .momentum = 0.9});
+    optim::OneCycleLR s(opt, {.max_lr = max_lr, .total_steps = 20, .base_momentum = base_momentum});
+    std::vector<Vec> out(groups);
+    for (int i = 0; i < 20; ++i, s.step())
+      for (size_t g = 0; g < groups; ++g) out[g].push_back(opt.lr(g)), out[g].push_back(opt.momentum(g));
+    EXPECT_EQ(s.base_lrs().size(), groups);
+    return out;
+  };
+  auto both = one_cycle({1.0, 0.1}, {0.8, 0.85}, 2);
+  EXPECT_EQ(both[0], one_cycle(1.0, 0.8, 1)[0]);
+  EXPECT_EQ(both[1], one_cycle(0.1, 0.85, 1)[0]);
+  // ReduceLROnPlateau: min_lr per group.
+  optim::SGD opt(std::vector<ParamGroup<optim::SGDOptions>>{{{param({1.0})}, optim::SGDOptions{.lr = 1.0}},
+                                                            {{param({1.0})}, optim::SGDOptions{.lr = 0.5}}});
+  optim::ReduceLROnPlateau plateau(opt, {.factor = 0.5, .patience = 0, .min_lr = {0.2, 0.1}});
+  for (int i = 0; i < 3; ++i) plateau.step(1.0);  // the first metric is an improvement, then two reductions
+  EXPECT_EQ(plateau.get_last_lr(), (std::vector<double>{0.25, 0.125}));
+  for (int i = 0; i < 3; ++i) plateau.step(1.0);
+  EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.2, 0.1}));  // each at its own min_lr
+}
+
+TEST(Scheduler, PerGroupValuesMustMatchTheGroups) {
+  Tensor a = param(kStart), b = param({1.0});
+  optim::SGD opt(std::vector<ParamGroup<optim::SGDOptions>>{{{a}}, {{b}}}, {.lr = 0.1, .momentum = 0.9});
+  EXPECT_NE(error_of([&] { optim::OneCycleLR(opt, {.max_lr = {1.0, 0.5, 0.1}, .total_steps = 10}); })
+                .find("OneCycleLR: max_lr must have one value per parameter group; max_lr has 3 values, the optimizer has 2"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { optim::ReduceLROnPlateau(opt, {.min_lr = {0.1}}); })
+                .find("min_lr has 1 values, the optimizer has 2"),
+            std::string::npos);
+  // A schedule refuses to step an optimizer that gained groups; ReduceLROnPlateau extends a single
+  // min_lr to them, as PyTorch's.
+  optim::StepLR step(opt, 2);
+  optim::ReduceLROnPlateau plateau(opt, {.patience = 0, .min_lr = 0.01});
+  optim::ReduceLROnPlateau per_group(opt, {.min_lr = {0.01, 0.02}});
+  opt.add_param_group({{param({2.0})}});
+  EXPECT_NE(error_of([&] { step.step(); }).find("StepLR: the schedule was built for 2 param groups but the optimizer now has 3"),
+            std::string::npos);
+  plateau.step(1.0);
+  plateau.step(2.0);
+  EXPECT_EQ(plateau.get_last_lr().size(), 3u);
+  EXPECT_NE(error_of([&] { per_group.step(1.0); }).find("min_lr has 2 values but the optimizer now has 3 param groups"),
+            std::string::npos);
+  // A state for another number of groups is refused.
+  optim::SGD pair(std::vector<ParamGroup<optim::SGDOptions>>{{{param(kStart)}}, {{param({1.0})}}}, {.lr = 0.1});
+  optim::StepLR two_groups(pair, 2);
+  optim::SGD one(Tensors{param(kStart)}, {.lr = 0.1});
+  optim::StepLR one_group(one, 2);
+  EXPECT_NE(error_of([&] { one_group.load_state_dict(two_groups.state_dict()); })
+                .find("StepLR.load_state_dict: the state has 2 param groups ('base_lrs.<g>'), the optimizer has 1"),
+            std::string::npos);
+}
+
+TEST(Scheduler, InitialLrIsSetByTheFirstScheduleAndSaved) {
+  // As PyTorch's: the first scheduler records each group's initial_lr, a later one starts from it
+  // even when the rate has moved since, and the optimizer's state carries it.
+  Tensor p = param(kStart);
+  optim::SGD opt(Tensors{p}, {.lr = 0.1});
+  EXPECT_FALSE(opt.initial_lr(0).has_value());
+  EXPECT_FALSE(opt.state_dict().contains("param_groups.0.initial_lr"));
+  optim::WarmupCosineLR warm(opt, 4, 10);
+  EXPECT_EQ(opt.initial_lr(0), 0.1);
+  EXPECT_EQ(opt.lr(), 0.0);  // warm-up starts from 0
+  optim::ExponentialLR expo(opt, 0.5);
+  EXPECT_EQ(expo.base_lrs(), (std::vector<double>{0.1}));
+  EXPECT_EQ(opt.state_dict().number("param_groups.0.initial_lr"), 0.1);
+  optim::OneCycleLR cycle(opt, {.max_lr = 1.0, .total_steps = 5});  // sets it whatever was there
+  EXPECT_EQ(opt.initial_lr(0), 1.0 / 25);
+  optim::SGD fresh(Tensors{param(kStart)}, {.lr = 0.3});
+  fresh.load_state_dict(opt.state_dict());
+  EXPECT_EQ(fresh.initial_lr(0), 1.0 / 25);
+}
+
+TEST(Scheduler, ARateScheduledOutOfRangeIsRefusedOnlyByTheNextStep) {
+  // As PyTorch's: a linear one-cycle schedule stepped total_steps times ends just below zero (its last
+  // phase extrapolates one step). The schedule sets it; a step with it is refused, naming it.
+  Tensor p = param(kStart);
+  optim::SGD opt(Tensors{p}, {.lr = 0.1, .momentum = 0.9});
+  optim::OneCycleLR s(opt, {.max_lr = 1.0, .total_steps = 10, .anneal_strategy = optim::AnnealStrategy::Linear});
+  for (int i = 0; i < 10; ++i) s.step();
+  EXPECT_LT(opt.lr(), 0.0);
+  backward_loss(opt);
+  EXPECT_NE(error_of([&] { opt.step(); }).find("SGD: lr must be >= 0"), std::string::npos);
 }

@@ -328,8 +328,14 @@ def test_lr_defaults_and_repr():
     p = param([1.0])
     opt = optim.SGD([p], lr=0.1, momentum=0.9)
     opt.lr = 0.01
-    assert opt.lr == 0.01 and opt.defaults["lr"] == 0.01 and opt.defaults["momentum"] == 0.9
-    assert repr(opt).startswith("SGD(lr=0.01, momentum=0.9")
+    # As PyTorch's: defaults are the constructor's, the group holds the rate in use.
+    assert opt.lr == 0.01 and opt.param_groups[0]["lr"] == 0.01
+    assert opt.defaults == {"lr": 0.1, "momentum": 0.9, "dampening": 0.0, "weight_decay": 0.0, "nesterov": False,
+                            "maximize": False}
+    topt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.01, momentum=0.9, dampening=0.0, weight_decay=0.0)
+    want = "\n".join(line for line in repr(topt).splitlines()
+                     if not any(k in line for k in ("differentiable", "foreach", "fused")))
+    assert repr(opt) == want
     assert optim.AdamW([p]).defaults["weight_decay"] == 0.01
     assert optim.LBFGS([p], max_iter=8).defaults["max_eval"] == 10
     assert isinstance(optim.AdamW([p]), optim.Adam) and isinstance(opt, optim.Optimizer)
@@ -403,10 +409,10 @@ def test_bad_parameters():
     p = param([1.0, 2.0])
     with pytest.raises(ValueError, match="empty parameter list"):
         optim.SGD([])
-    with pytest.raises(TypeError, match="iterable of tensors"):
+    with pytest.raises(TypeError, match="iterable of tensors or of dicts"):
         optim.SGD(p)
-    with pytest.raises(TypeError, match="parameter groups"):
-        optim.SGD([{"params": [p]}])
+    with pytest.raises(TypeError, match=r"params\[1\] must be a dict like params\[0\]"):
+        optim.SGD([{"params": [p]}, p])
     with pytest.raises(TypeError, match=r"params\[1\] must be a spire.Tensor"):
         optim.SGD([p, 3.0])
     with pytest.raises(ValueError, match=r"parameter 0 is not a leaf \(it was computed by 'mul'\)"):
@@ -457,7 +463,7 @@ def test_state_dict_resumes_bit_for_bit(make):
     _steps(opt, a, b, 5, sched)
     state, sched_state = opt.state_dict(), sched.state_dict()
     assert list(state)[:2] == ["lr", "step_count"]
-    assert all(isinstance(v, (spire.Tensor, float, int)) for v in state.values())
+    assert all(isinstance(v, (spire.Tensor, float, int)) for v in state.values())  # flat, for checkpoints
     opt = make([a, b])
     sched = optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10)
     opt.load_state_dict(state)
@@ -526,7 +532,8 @@ def _lr_trajectory(make, n, metric=None, track_momentum=False, opt_kind="SGD", *
     sched = make(opt, optim.lr_scheduler)
     out = []
     for i in range(n):
-        out.append(sched.get_last_lr()[0] if not track_momentum else opt.defaults.get("momentum", opt.defaults.get("betas", [0])[0]))
+        g = opt.param_groups[0]
+        out.append(sched.get_last_lr()[0] if not track_momentum else g.get("momentum", g.get("betas", [0])[0]))
         sched.step(metric[i]) if metric else sched.step()
     return out
 
@@ -606,3 +613,276 @@ def test_scheduler_errors_and_state():
     del opt  # the scheduler keeps its optimizer alive
     sched.step()
     assert sched.optimizer.lr == sched.get_last_lr()[0]
+
+
+# ---- parameter groups (against torch.optim) -------------------------------------------------------
+
+def _pair(x0=(0.8, -1.5, 0.4), y0=(0.5, -0.25)):
+    """A spire pair of parameters and the same pair in torch."""
+    ours = [param(x0), param(y0)]
+    theirs = [torch.tensor(x0, dtype=torch.float64, requires_grad=True),
+              torch.tensor(y0, dtype=torch.float64, requires_grad=True)]
+    return ours, theirs
+
+
+def _pair_loss(x, y):
+    """Couples the two parameters, so each group's gradient depends on the other's values."""
+    return ((x[:2] - 1) ** 2).sum() + 2 * ((x[1:] * y - 0.3) ** 2).sum() + (y ** 4).sum() + (x ** 4).sum() / 12
+
+
+def _step_both(opt, topt, ours, theirs, n, edit=None):
+    for i in range(n):
+        if edit is not None:
+            edit(i, opt.param_groups)
+            edit(i, topt.param_groups)
+        opt.zero_grad()
+        _pair_loss(*ours).backward()
+        opt.step()
+        topt.zero_grad()
+        _pair_loss(*theirs).backward()
+        topt.step()
+
+
+def _close(ours, theirs, atol=1e-12):
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(np.asarray(a), b.detach().numpy(), rtol=0, atol=atol)
+
+
+GROUP_CASES = [
+    ("SGD", dict(lr=0.01, momentum=0.9), dict(lr=0.05, weight_decay=0.1), dict(weight_decay=0.0, dampening=0.2)),
+    ("SGD", dict(lr=0.01, momentum=0.9, nesterov=True), dict(lr=0.03), dict(weight_decay=0.05)),
+    ("Adam", dict(lr=1e-3, weight_decay=1e-2), dict(lr=0.05), dict(weight_decay=0.0, betas=(0.8, 0.99))),
+    ("AdamW", dict(lr=1e-3, weight_decay=1e-2), dict(lr=0.05, amsgrad=True), dict(weight_decay=0.3)),
+    ("RMSprop", dict(lr=0.01, momentum=0.5), dict(lr=0.002, centered=True), dict(weight_decay=0.1, alpha=0.9)),
+]
+
+
+@pytest.mark.parametrize("kind,defaults,g0,g1", GROUP_CASES)
+def test_param_groups_match_pytorch(kind, defaults, g0, g1):
+    (x, y), (tx, ty) = _pair()
+    opt = getattr(optim, kind)([{"params": [x], **g0}, {"params": y, **g1}], **defaults)
+    topt = getattr(torch.optim, kind)([{"params": [tx], **g0}, {"params": ty, **g1}], **defaults)
+    for g, tg in zip(opt.param_groups, topt.param_groups):
+        assert {k: g[k] for k in g if k != "params"} == {k: v for k, v in tg.items() if k in g and k != "params"}
+    _step_both(opt, topt, [x, y], [tx, ty], 20)
+    _close([x, y], [tx, ty])
+    # The groups matter: the same run with one set of options ends elsewhere.
+    (u, v), _ = _pair()
+    same = getattr(optim, kind)([u, v], **defaults)
+    for _ in range(20):
+        same.zero_grad()
+        _pair_loss(u, v).backward()
+        same.step()
+    assert not np.allclose(np.asarray(v), np.asarray(y), atol=1e-6)
+
+
+@pytest.mark.parametrize("kind,defaults,g0,g1", GROUP_CASES[::2])
+def test_editing_param_groups_matches_pytorch(kind, defaults, g0, g1):
+    def edit(i, groups):  # torch users' loop: a manual schedule through param_groups
+        for j, g in enumerate(groups):
+            g["lr"] = g["lr"] * (0.7 if j == 0 else 1.1)
+        if i == 10:
+            groups[1]["weight_decay"] = 0.2
+    (x, y), (tx, ty) = _pair()
+    opt = getattr(optim, kind)([{"params": [x], **g0}, {"params": [y], **g1}], **defaults)
+    topt = getattr(torch.optim, kind)([{"params": [tx], **g0}, {"params": [ty], **g1}], **defaults)
+    _step_both(opt, topt, [x, y], [tx, ty], 20, edit)
+    _close([x, y], [tx, ty])
+    assert opt.param_groups[1]["weight_decay"] == 0.2
+    assert opt.param_groups[0]["lr"] == pytest.approx(topt.param_groups[0]["lr"], rel=1e-15)
+
+
+def test_add_param_group_matches_pytorch():
+    (x, y), (tx, ty) = _pair()
+    opt, topt = optim.Adam([x], lr=0.05), torch.optim.Adam([tx], lr=0.05)
+    _step_both(opt, topt, [x, y], [tx, ty], 5)
+    opt.add_param_group({"params": [y], "lr": 0.02, "amsgrad": True, "note": "head"})
+    topt.add_param_group({"params": [ty], "lr": 0.02, "amsgrad": True, "note": "head"})
+    _step_both(opt, topt, [x, y], [tx, ty], 15)
+    _close([x, y], [tx, ty])
+    assert opt.param_groups[1]["note"] == "head" and opt.param_groups[1]["eps"] == 1e-8
+    assert len(opt.param_groups) == 2 and opt.param_groups[1]["params"][0] is not None
+
+
+def test_param_group_views_behave_as_dicts():
+    (x, y), _ = _pair()
+    opt = optim.SGD([{"params": [x], "name": "backbone"}, {"params": [y], "lr": 0.5}], lr=0.1, momentum=0.9)
+    g0, g1 = opt.param_groups
+    assert g0["name"] == "backbone" and "name" not in g1 and g1.get("name") is None
+    assert list(g1) == ["params", "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"]
+    assert dict(g1)["lr"] == 0.5 and len(g1) == 7
+    g1["tag"] = 3
+    assert opt.param_groups[1]["tag"] == 3
+    del g1["tag"]
+    assert "tag" not in g1
+    g1.update(lr=0.25, momentum=0.5)
+    assert opt.param_groups[1]["lr"] == 0.25 and opt.param_groups[1]["momentum"] == 0.5
+    assert opt.lr == 0.1  # group 0's
+    opt.lr = 0.05  # every group's
+    assert [g["lr"] for g in opt.param_groups] == [0.05, 0.05]
+    with pytest.raises(ValueError, match="SGD param group 1: lr must be >= 0, got -1"):
+        g1["lr"] = -1.0
+    assert g1["lr"] == 0.05  # a refused value changes nothing
+    with pytest.raises(ValueError, match="parameters of a group are fixed"):
+        g1["params"] = [x]
+    with pytest.raises(KeyError):
+        del g1["lr"]
+    with pytest.raises(TypeError, match="nesterov must be a bool"):
+        g1["nesterov"] = "yes"
+    adam = optim.Adam([{"params": [x], "betas": [0.5, 0.6]}])
+    assert adam.param_groups[0]["betas"] == (0.5, 0.6)
+    with pytest.raises(ValueError, match=r"betas must be a pair \(beta1, beta2\)"):
+        adam.param_groups[0]["betas"] = (0.5,)
+    lb = optim.LBFGS([x], line_search_fn="strong_wolfe")
+    assert lb.param_groups[0]["line_search_fn"] == "strong_wolfe" and lb.param_groups[0]["max_eval"] == 25
+    lb.param_groups[0]["line_search_fn"] = None
+    assert lb.param_groups[0]["line_search_fn"] is None
+
+
+def test_param_group_errors():
+    (x, y), _ = _pair()
+    with pytest.raises(ValueError, match=r"parameter 0 of param group 1 is already in param group 0 \(its parameter 0\)"):
+        optim.SGD([{"params": [x]}, {"params": [x, y]}])
+    opt = optim.Adam([{"params": [x]}, {"params": [y]}])
+    with pytest.raises(ValueError, match=r"Adam: parameter 0 of param group 2 is already in param group 1"):
+        opt.add_param_group({"params": [y]})
+    assert len(opt.param_groups) == 2
+    with pytest.raises(ValueError, match="needs 'params'"):
+        opt.add_param_group({"lr": 0.1})
+    with pytest.raises(TypeError, match="not a set"):
+        optim.SGD([{"params": {x}}])
+    with pytest.raises(ValueError, match="Adam param group 1: eps must be >= 0"):
+        optim.Adam([{"params": [x]}, {"params": [y], "eps": -1.0}])
+    with pytest.raises(ValueError, match=r"LBFGS doesn't support per-parameter options \(parameter groups\)"):
+        optim.LBFGS([{"params": [x]}, {"params": [y]}])
+    with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
+        optim.LBFGS([x]).add_param_group({"params": [y]})
+
+
+def _lrs_over_groups(make, n, lrs, metric=None, framework="spire"):
+    """Each epoch's get_last_lr() and momenta of a schedule over one group per rate in lrs."""
+    if framework == "spire":
+        ps, O, L = [param([1.0]) for _ in lrs], optim, optim.lr_scheduler
+    else:
+        ps, O, L = [torch.zeros(1, requires_grad=True) for _ in lrs], torch.optim, torch.optim.lr_scheduler
+    opt = O.SGD([{"params": [p], "lr": lr} for p, lr in zip(ps, lrs)], lr=0.1, momentum=0.9)
+    sched = make(opt, L)
+    out = []
+    for i in range(n):
+        out.append(list(sched.get_last_lr()) + [g["momentum"] for g in opt.param_groups])
+        if framework != "spire":
+            opt.step()
+        sched.step(metric[i]) if metric else sched.step()
+    return out
+
+
+@pytest.mark.parametrize("make,n,metric", [
+    (lambda o, L: L.StepLR(o, step_size=3, gamma=0.5), 15, None),
+    (lambda o, L: L.ExponentialLR(o, gamma=0.9), 15, None),
+    (lambda o, L: L.CosineAnnealingLR(o, T_max=7, eta_min=0.001), 30, None),
+    (lambda o, L: L.OneCycleLR(o, max_lr=[1.0, 0.2], total_steps=25, base_momentum=[0.8, 0.85]), 25, None),
+    (lambda o, L: L.OneCycleLR(o, max_lr=(0.5, 0.3), total_steps=25, three_phase=True, anneal_strategy="linear"), 25, None),
+    (lambda o, L: L.ReduceLROnPlateau(o, factor=0.5, patience=1, min_lr=[0.02, 0.01]), 32, PLATEAU_METRICS),
+])
+def test_schedulers_over_two_groups_match_pytorch(make, n, metric):
+    want = _lrs_over_groups(make, n, [0.1, 0.03], metric, framework="torch")
+    got = _lrs_over_groups(make, n, [0.1, 0.03], metric)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    assert len(got[0]) == 4 and any(row[0] != row[1] for row in got)
+
+
+def test_scheduler_lists_must_match_the_groups():
+    opt = optim.SGD([{"params": [param([1.0])]}, {"params": [param([2.0])]}], lr=0.1, momentum=0.9)
+    with pytest.raises(ValueError, match="max_lr must have one value per parameter group; max_lr has 3 values"):
+        optim.lr_scheduler.OneCycleLR(opt, max_lr=[1.0, 2.0, 3.0], total_steps=5)
+    with pytest.raises(ValueError, match="min_lr has 1 values, the optimizer has 2"):
+        optim.lr_scheduler.ReduceLROnPlateau(opt, min_lr=[0.1])
+    sched = optim.lr_scheduler.StepLR(opt, 2)
+    assert sched.base_lrs == [0.1, 0.1] and opt.param_groups[1]["initial_lr"] == 0.1
+    state = sched.state_dict()
+    assert state["base_lrs"] == [0.1, 0.1] and state["last_lr"] == [0.1, 0.1]
+    one = optim.lr_scheduler.StepLR(optim.SGD([param([1.0])], lr=0.1), 2)
+    with pytest.raises(ValueError, match=r"the state has 2 param groups \('base_lrs.<g>'\), the optimizer has 1"):
+        one.load_state_dict(state)
+
+
+def test_state_dict_has_torchs_layout():
+    (x, y), (tx, ty) = _pair()
+    kw = dict(lr=0.05, weight_decay=1e-2)
+    opt = optim.AdamW([{"params": [x], "amsgrad": True}, {"params": [y], "lr": 0.01}], **kw)
+    topt = torch.optim.AdamW([{"params": [tx], "amsgrad": True}, {"params": [ty], "lr": 0.01}], **kw)
+    optim.lr_scheduler.StepLR(opt, 2)
+    torch.optim.lr_scheduler.StepLR(topt, 2)
+    _step_both(opt, topt, [x, y], [tx, ty], 3)
+    sd, tsd = opt.state_dict(), topt.state_dict()
+    assert "state" in sd and "param_groups" in sd
+    assert len(sd["param_groups"]) == 2
+    for g, tg in zip(sd["param_groups"], tsd["param_groups"]):
+        assert g["params"] == tg["params"]
+        for k, v in g.items():
+            assert v == tg[k], k  # every option we keep, with PyTorch's name and value
+    assert sorted(sd["state"]) == sorted(tsd["state"]) == [0, 1]
+    for i in (0, 1):
+        assert set(sd["state"][i]) == set(tsd["state"][i]), i
+        for k, v in sd["state"][i].items():
+            np.testing.assert_allclose(np.asarray(v), np.asarray(tsd["state"][i][k]), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("kind,defaults,g0,g1", GROUP_CASES)
+@pytest.mark.parametrize("form", ["flat", "nested", "checkpoint"])
+def test_groups_resume_bit_for_bit(kind, defaults, g0, g1, form, tmp_path):
+    def make(x, y):
+        opt = getattr(optim, kind)([{"params": [x], **g0}, {"params": [y], **g1}], **defaults)
+        return opt, optim.lr_scheduler.OneCycleLR(opt, max_lr=[0.05, 0.02], total_steps=12)
+
+    def steps(opt, sched, x, y, n):
+        for _ in range(n):
+            opt.zero_grad()
+            _pair_loss(x, y).backward()
+            opt.step()
+            sched.step()
+
+    (x, y), _ = _pair()
+    opt, sched = make(x, y)
+    steps(opt, sched, x, y, 12)
+    straight = [np.asarray(x).copy(), np.asarray(y).copy()]
+
+    (x, y), _ = _pair()
+    opt, sched = make(x, y)
+    steps(opt, sched, x, y, 6)
+    state, sched_state = opt.state_dict(), sched.state_dict()
+    if form == "checkpoint":
+        spire.save_checkpoint(tmp_path / "c.h5", optimizer=opt, scheduler=sched, default_generator=False)
+    (u, v), _ = _pair((9.0, 9.0, 9.0), (9.0, 9.0))
+    opt, sched = make(u, v)
+    opt.param_groups[0]["lr"] = 123.0  # overwritten by the load
+    if form == "checkpoint":
+        spire.load_checkpoint(tmp_path / "c.h5", optimizer=opt, scheduler=sched, default_generator=False)
+    else:
+        if form == "nested":  # a plain dict in PyTorch's layout
+            state = {"state": state["state"], "param_groups": state["param_groups"]}
+        opt.load_state_dict(state)
+        sched.load_state_dict(sched_state)
+    u.set_data(spire.tensor(np.asarray(x))), v.set_data(spire.tensor(np.asarray(y)))
+    steps(opt, sched, u, v, 6)
+    np.testing.assert_array_equal(np.asarray(u), straight[0])
+    np.testing.assert_array_equal(np.asarray(v), straight[1])
+
+
+def test_load_state_dict_checks_the_groups():
+    (x, y), _ = _pair()
+    opt = optim.SGD([{"params": [x]}, {"params": [y], "lr": 0.5}], lr=0.1, momentum=0.9)
+    opt.zero_grad()
+    _pair_loss(x, y).backward()
+    opt.step()
+    state = opt.state_dict()
+    (u, v), _ = _pair()
+    one = optim.SGD([u, v], lr=0.3)
+    with pytest.raises(ValueError, match="different number of parameter groups: 2 in the state, 1 in this optimizer"):
+        one.load_state_dict(state)
+    sizes = optim.SGD([{"params": [u, v]}, {"params": [param([1.0])]}], lr=0.3)
+    with pytest.raises(ValueError, match="param group 0 has 1 parameters in the state and 2 in this optimizer"):
+        sizes.load_state_dict(state)
+    assert one.lr == 0.3 and sizes.lr == 0.3
+    with pytest.raises(ValueError, match="line_search_fn must be None or 'strong_wolfe'"):
+        optim.LBFGS([u]).load_state_dict({"state": {}, "param_groups": [{"params": [0], "line_search_fn": "x"}]})

@@ -46,7 +46,7 @@ std::shared_ptr<Sequential> Sequential::slice(int64_t start, int64_t stop) const
 
 Tensor Sequential::forward(const Tensor& input) {
   Tensor x = input;
-  for (auto& [name, m] : own_children()) x = m->forward(x);
+  for (auto& [name, m] : own_children()) x = (*m)(x);  // with the child's hooks
   return x;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/autodiff/mode.h"
+#include "engine/autodiff/node.h"
 #include "engine/ops/device.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/shape.h"
@@ -431,6 +432,213 @@ Tensor Module::forward(const Tensor& input) {
   SPIRE_CHECK(out.size() == 1, ValueError, type_name(), ".forward returned ", out.size(),
               " tensors where one was expected");
   return out[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hooks
+
+bool ModuleHooks::remove(uint64_t id) {
+  auto drop = [id](auto& v) {
+    auto it = std::find_if(v.begin(), v.end(), [id](const auto& e) { return e.id == id; });
+    if (it == v.end()) return false;
+    v.erase(it);
+    return true;
+  };
+  return drop(forward_pre) || drop(forward) || drop(backward);
+}
+
+void HookHandle::remove() {
+  if (auto h = hooks_.lock()) h->remove(id_);
+}
+
+ModuleHooks& Module::hook_registry() {
+  if (!hooks_) hooks_ = std::make_shared<ModuleHooks>();
+  return *hooks_;
+}
+
+namespace {
+template <class F>
+HookHandle add_hook(const std::shared_ptr<ModuleHooks>& registry, std::vector<HookEntry<F>>& list, F fn,
+                    bool prepend, std::shared_ptr<void> binding, const std::string& who) {
+  SPIRE_CHECK(fn != nullptr, ValueError, who, ": the hook must be callable (got an empty function)");
+  HookEntry<F> e{registry->next_id++, std::move(fn), std::move(binding)};
+  uint64_t id = e.id;
+  if (prepend) list.insert(list.begin(), std::move(e));
+  else list.push_back(std::move(e));
+  return HookHandle(registry, id);
+}
+}  // namespace
+
+HookHandle Module::register_forward_pre_hook(ForwardPreHook hook, bool prepend, std::shared_ptr<void> binding) {
+  auto& r = hook_registry();
+  return add_hook(hooks_, r.forward_pre, std::move(hook), prepend, std::move(binding),
+                  type_name() + ".register_forward_pre_hook");
+}
+
+HookHandle Module::register_forward_hook(ForwardHook hook, bool prepend, std::shared_ptr<void> binding) {
+  auto& r = hook_registry();
+  return add_hook(hooks_, r.forward, std::move(hook), prepend, std::move(binding),
+                  type_name() + ".register_forward_hook");
+}
+
+HookHandle Module::register_full_backward_hook(BackwardHook hook, bool prepend, std::shared_ptr<void> binding) {
+  auto& r = hook_registry();
+  return add_hook(hooks_, r.backward, std::move(hook), prepend, std::move(binding),
+                  type_name() + ".register_full_backward_hook");
+}
+
+Tensors Module::call_with_hooks(Tensors inputs, bool single) {
+  // A snapshot: hooks that remove themselves (or add others) take effect from the next call.
+  const ModuleHooks h = *hooks_;
+  for (auto& e : h.forward_pre)
+    if (auto r = e.fn(*this, inputs)) inputs = std::move(*r);
+  BackwardHookCall bw(*this);
+  if (bw.active()) inputs = bw.wrap_inputs(inputs);
+  Tensors out;
+  if (single && inputs.size() == 1) {
+    out = {forward(inputs[0])};
+  } else {
+    out = forward(inputs);
+  }
+  for (auto& e : h.forward)
+    if (auto r = e.fn(*this, inputs, out)) out = std::move(*r);
+  if (bw.active()) out = bw.wrap_outputs(out);
+  SPIRE_CHECK(!single || out.size() == 1, ValueError, type_name(), ": called with one tensor, the module (after its ",
+              "hooks) returned ", out.size(), " tensors");
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Full backward hooks: two identity records around the call. The outputs' record runs first in
+// the reverse pass (it was made last) and keeps the output gradients; the inputs' record then
+// calls the hooks with the input gradients and passes on what they return.
+
+struct BackwardHookCall::State {
+  std::vector<HookEntry<BackwardHook>> hooks;
+  // The module, held weakly when it is owned by a shared_ptr (a graph may outlive it); a module
+  // made on the stack is referred to directly.
+  std::weak_ptr<Module> owner;
+  Module* raw = nullptr;
+  size_t n_inputs = 0;
+  std::vector<size_t> wrapped;  // positions of the inputs that got a record
+  bool inputs_wrapped = false;
+  Tensors grad_outputs;
+
+  Tensors run(Tensors grad_input) {
+    std::shared_ptr<Module> keep;
+    Module* m = raw;
+    if (!m) {
+      keep = owner.lock();
+      m = keep.get();
+    }
+    if (!m) return grad_input;  // the module is gone: its hooks with it
+    for (auto& e : hooks) {
+      auto r = e.fn(*m, grad_input, grad_outputs);
+      if (!r) continue;
+      SPIRE_CHECK(r->size() == grad_input.size(), ValueError, m->type_name(),
+                  ": a full backward hook returned ", r->size(), " gradients for ", grad_input.size(), " inputs");
+      for (size_t i = 0; i < r->size(); ++i) {
+        const Tensor& g = (*r)[i];
+        if (!g.defined() || !grad_input[i].defined()) continue;
+        SPIRE_CHECK(g.shape() == grad_input[i].shape(), ShapeError, m->type_name(),
+                    ": a full backward hook returned a gradient of shape ", shape_str(g.shape()), " for input ", i,
+                    " of shape ", shape_str(grad_input[i].shape()));
+      }
+      grad_input = std::move(*r);
+    }
+    return grad_input;
+  }
+};
+
+namespace {
+
+using HookState = BackwardHookCall::State;
+
+struct BackwardHookOutputs final : Node {
+  std::shared_ptr<HookState> st;
+  std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    st->grad_outputs = grads;
+    // No input needs a gradient: the hooks run here, with no input gradients (as torch).
+    if (!st->inputs_wrapped) st->run(Tensors(st->n_inputs));
+    return grads;
+  }
+  std::string name() const override { return "BackwardHookFunctionBackward"; }
+};
+
+struct BackwardHookInputs final : Node {
+  std::shared_ptr<HookState> st;
+  std::vector<Tensor> apply(const std::vector<Tensor>& grads) override {
+    Tensors gi(st->n_inputs);
+    for (size_t k = 0; k < st->wrapped.size(); ++k) gi[st->wrapped[k]] = grads[k];
+    gi = st->run(std::move(gi));
+    std::vector<Tensor> out(st->wrapped.size());
+    for (size_t k = 0; k < st->wrapped.size(); ++k) out[k] = gi[st->wrapped[k]];
+    return out;
+  }
+  std::string name() const override { return "BackwardHookFunctionBackward"; }
+};
+
+// x passed through output `nr` of `node`: the same data, with forward-mode tangents and Taylor
+// coefficients carried over (the record is an identity).
+Tensor through(const Tensor& x, Node& node, int nr) {
+  node.next.push_back(gradient_edge(x));
+  node.out_meta.push_back({x.shape(), x.dtype(), x.device()});
+  Tensor t = x.alias();
+  if (x.impl()->autograd) {
+    t.impl()->meta().tangents = x.impl()->autograd->tangents;
+    t.impl()->meta().jets = x.impl()->autograd->jets;
+  }
+  auto& m = t.impl()->meta();
+  m.requires_grad = true;
+  m.grad_fn = node.shared_from_this();
+  m.output_nr = nr;
+  return t;
+}
+
+bool any_batched(const Tensors& xs) {
+  return std::any_of(xs.begin(), xs.end(), [](const Tensor& x) { return x.defined() && x.is_batched(); });
+}
+
+}  // namespace
+
+BackwardHookCall::BackwardHookCall(Module& module) {
+  if (!module.has_hooks() || !GradMode::enabled()) return;
+  ModuleHooks h = module.hooks();
+  if (h.backward.empty()) return;
+  state_ = std::make_shared<State>();
+  state_->hooks = std::move(h.backward);
+  state_->owner = module.weak_from_this();
+  if (state_->owner.expired()) state_->raw = &module;
+}
+
+Tensors BackwardHookCall::wrap_inputs(const Tensors& inputs) {
+  if (!state_) return inputs;
+  state_->n_inputs = inputs.size();
+  if (any_batched(inputs)) {
+    state_.reset();  // inside vmap gradients of the logical tensors are not recorded this way
+    return inputs;
+  }
+  auto node = std::make_shared<BackwardHookInputs>();
+  node->st = state_;
+  Tensors out = inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined() || !inputs[i].requires_grad()) continue;
+    out[i] = through(inputs[i], *node, int(state_->wrapped.size()));
+    state_->wrapped.push_back(i);
+  }
+  state_->inputs_wrapped = !state_->wrapped.empty();
+  return out;
+}
+
+Tensors BackwardHookCall::wrap_outputs(const Tensors& outputs) {
+  if (!state_ || any_batched(outputs)) return outputs;
+  auto node = std::make_shared<BackwardHookOutputs>();
+  node->st = state_;
+  Tensors out = outputs;
+  int n = 0;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].defined() && outputs[i].requires_grad()) out[i] = through(outputs[i], *node, n++);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,12 +21,21 @@
 //
 // forward comes in two virtual forms: single-tensor layers override forward(const Tensor&),
 // layers with several inputs or outputs override forward(const Tensors&); each default forwards to
-// the other, so callers may use either (and operator()). A layer that overrides one form should
-// write `using Module::forward;` so that the other stays visible.
+// the other. A layer that overrides one form should write `using Module::forward;` so that the
+// other stays visible.
+//
+// Calling a module is operator(): it runs the module's hooks around forward (torch's
+// Module.__call__). Parents call their children with operator(), never forward() directly, so a
+// hook on a child runs whichever parent (C++ or Python) calls it:
+//
+//   auto h = layer->register_forward_hook([](Module&, const Tensors& in, const Tensors& out)
+//                                             -> std::optional<Tensors> { return std::nullopt; });
+//   h.remove();
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +70,70 @@ class StateDict {
 struct LoadResult {
   std::vector<std::string> missing_keys;     // in the module, not in the dict
   std::vector<std::string> unexpected_keys;  // in the dict, not in the module
+};
+
+class Module;
+
+// Hooks, as torch.nn.Module's. Each may return replacement values (std::nullopt keeps them):
+// a forward pre-hook sees the inputs before forward and may replace them; a forward hook sees the
+// inputs and outputs after it and may replace the outputs; a full backward hook sees the gradients
+// with respect to the module's inputs and outputs when they are computed and may replace the
+// input gradients. In grad_input an undefined tensor stands for an input that needs no gradient.
+using ForwardPreHook = std::function<std::optional<Tensors>(Module&, const Tensors& inputs)>;
+using ForwardHook = std::function<std::optional<Tensors>(Module&, const Tensors& inputs, const Tensors& outputs)>;
+using BackwardHook =
+    std::function<std::optional<Tensors>(Module&, const Tensors& grad_input, const Tensors& grad_output)>;
+
+template <class F>
+struct HookEntry {
+  uint64_t id;
+  F fn;
+  // For bindings: the foreign callable (a Python function) fn was made from. A binding's own call
+  // path calls it directly with its own argument types (Python objects that are not tensors).
+  std::shared_ptr<void> binding;
+};
+
+// One module's hooks, in calling order. Handles refer to it weakly.
+struct ModuleHooks {
+  uint64_t next_id = 1;
+  std::vector<HookEntry<ForwardPreHook>> forward_pre;
+  std::vector<HookEntry<ForwardHook>> forward;
+  std::vector<HookEntry<BackwardHook>> backward;
+  bool empty() const { return forward_pre.empty() && forward.empty() && backward.empty(); }
+  bool remove(uint64_t id);
+};
+
+// What register_*_hook returns (torch's RemovableHandle): remove() unregisters the hook; removing
+// twice, or after the module is gone, does nothing.
+class HookHandle {
+ public:
+  HookHandle() = default;
+  HookHandle(std::weak_ptr<ModuleHooks> hooks, uint64_t id) : hooks_(std::move(hooks)), id_(id) {}
+  void remove();
+  uint64_t id() const { return id_; }
+
+ private:
+  std::weak_ptr<ModuleHooks> hooks_;
+  uint64_t id_ = 0;
+};
+
+// The full backward hooks of one module call: wrap_inputs (after the pre-hooks) and wrap_outputs
+// (after the forward hooks) pass the tensors through identity records whose reverse steps collect
+// the output gradients and then call the hooks with the input gradients, as torch's
+// BackwardHook. Inactive (wrapping nothing) when the module has no backward hooks, when gradients
+// are not being recorded, or inside vmap.
+class BackwardHookCall {
+ public:
+  explicit BackwardHookCall(Module& module);
+  bool active() const { return state_ != nullptr; }
+  // Only the tensors that require grad get a record; the others come back as they are.
+  Tensors wrap_inputs(const Tensors& inputs);
+  Tensors wrap_outputs(const Tensors& outputs);
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
 };
 
 class Module : public std::enable_shared_from_this<Module> {
@@ -140,8 +213,28 @@ class Module : public std::enable_shared_from_this<Module> {
   // --- Forward.
   virtual Tensors forward(const Tensors& inputs);
   virtual Tensor forward(const Tensor& input);
-  Tensor operator()(const Tensor& input) { return forward(input); }
-  Tensors operator()(const Tensors& inputs) { return forward(inputs); }
+  // Calls forward with the hooks around it (torch's __call__). The one-tensor form calls
+  // forward(const Tensor&) unless a pre-hook replaced the input by several tensors.
+  Tensor operator()(const Tensor& input) {
+    if (!hooks_ || hooks_->empty()) return forward(input);
+    return call_with_hooks(Tensors{input}, true)[0];
+  }
+  Tensors operator()(const Tensors& inputs) {
+    if (!hooks_ || hooks_->empty()) return forward(inputs);
+    return call_with_hooks(inputs, false);
+  }
+
+  // --- Hooks (see ForwardPreHook above). Each runs on every call, in registration order (prepend
+  // puts it first); `binding` is for language bindings (see HookEntry).
+  HookHandle register_forward_pre_hook(ForwardPreHook hook, bool prepend = false,
+                                       std::shared_ptr<void> binding = nullptr);
+  HookHandle register_forward_hook(ForwardHook hook, bool prepend = false, std::shared_ptr<void> binding = nullptr);
+  HookHandle register_full_backward_hook(BackwardHook hook, bool prepend = false,
+                                         std::shared_ptr<void> binding = nullptr);
+  bool has_hooks() const { return hooks_ && !hooks_->empty(); }
+  // A copy of the hooks (empty when none): what a binding's call path iterates over, so that a
+  // hook removing itself or adding another affects the next call, not this one.
+  ModuleHooks hooks() const { return hooks_ ? *hooks_ : ModuleHooks(); }
 
   // --- Description.
   // The class name shown by repr ("Linear").
@@ -164,6 +257,8 @@ class Module : public std::enable_shared_from_this<Module> {
                        std::vector<const TensorImpl*>& seen) const;
   void collect_modules(const std::string& prefix, std::vector<std::pair<std::string, std::shared_ptr<Module>>>& out,
                        std::vector<const Module*>& seen, const std::shared_ptr<Module>& self);
+  Tensors call_with_hooks(Tensors inputs, bool single);
+  ModuleHooks& hook_registry();
 
   std::string type_name_;
   bool training_ = true;
@@ -171,6 +266,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, Tensor>> buffers_;
   std::vector<bool> buffer_persistent_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  std::shared_ptr<ModuleHooks> hooks_;  // made by the first registration
 };
 
 using ModulePtr = std::shared_ptr<Module>;

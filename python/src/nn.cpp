@@ -9,6 +9,15 @@
 // shared_ptr that also owns a reference to its Python object, so a Python subclass stays alive (and
 // its `forward` callable) for as long as any engine-side parent holds it.
 //
+// Calling a module (__call__) runs its hooks around forward. Hooks live in the engine module
+// (Module::register_*_hook), so the engine's own calls (Sequential calling a child) run them too; a
+// hook registered from Python keeps its Python callable next to the engine wrapper, and this file's
+// __call__ calls that directly, with whatever Python objects forward takes and returns.
+//
+// Parameter is a Python subclass of Tensor over the same engine Tensor (a handle to the same
+// tensor), so isinstance(p, Parameter) holds for what modules hand out (attribute reads,
+// parameters(), named_parameters()) and for what Parameter(...) makes, and not for other tensors.
+//
 // Layers (bind_nn_layers) derive from Module with std::shared_ptr holders:
 //   py::class_<nn::Linear, nn::Module, std::shared_ptr<nn::Linear>>(nn_module, "Linear")
 #include "common.h"
@@ -21,6 +30,16 @@ namespace {
 
 using nn::Module;
 using nn::ModulePtr;
+
+// torch.nn.Parameter: the engine Tensor of a parameter, as a distinct Python type deriving from
+// Tensor. It is a handle like Tensor: a registered parameter handed out twice is two Python objects
+// over one tensor, which optimizers and load_state_dict update in place (set_data).
+struct Parameter : Tensor {
+  explicit Parameter(const Tensor& t) : Tensor(t) {}
+};
+
+py::object parameter_or_none(const Tensor& t) { return t.defined() ? py::cast(Parameter(t)) : py::none(); }
+bool is_parameter(py::handle h) { return py::isinstance<Parameter>(h); }
 
 
 // The outputs of a Python forward as engine tensors: a tensor, or a tuple/list of tensors.
@@ -125,27 +144,37 @@ py::object module_or_none(const ModulePtr& m) { return m ? py::cast(m) : py::non
 
 // For a C++ layer, a parameter or buffer is rebound in place: the layer's own handle to it must see
 // the new values. A Python module reads its tensors through the registry, so it may take the new
-// tensor itself, as in PyTorch.
-void assign_tensor(Module* m, const std::string& name, const Tensor& value, bool param) {
+// tensor itself, as in PyTorch. A Parameter keeps its requires_grad (a frozen one stays frozen).
+void assign_tensor(Module* m, const std::string& name, const Tensor& value, bool param, bool is_param_object) {
   Tensor old = param ? m->parameter(name) : m->buffer(name);
   if (is_engine_layer(m) && old.defined()) {
-    if (param && !value.requires_grad()) throw py::type_error("cannot assign a tensor that does not require grad "
-                                                              "as parameter '" + name + "' (use spire.nn.Parameter)");
+    if (param && !value.requires_grad() && !is_param_object)
+      throw py::type_error("cannot assign a tensor that does not require grad as parameter '" + name +
+                           "' (use spire.nn.Parameter)");
     old.set_data(value.detach());
+    if (param) old.set_requires_grad(value.requires_grad());
     return;
   }
-  if (param) m->register_parameter(name, value);
-  else m->register_buffer(name, value, m->buffer_is_persistent(name));
+  if (param) {
+    bool requires_grad = value.requires_grad();
+    Tensor p = m->register_parameter(name, value);
+    if (is_param_object && !requires_grad) p.set_requires_grad(false);
+  } else {
+    m->register_buffer(name, value, m->buffer_is_persistent(name));
+  }
 }
 
 void module_setattr(py::handle self, const std::string& name, py::object value) {
   Module* m = module_of(self, "assign attribute '" + name + "'");
   if (const Tensor* t = tensor_ptr(value)) {
-    if (m->has_buffer(name)) return assign_tensor(m, name, *t, false);
-    if (t->is_leaf() && t->requires_grad()) {
+    // A Parameter always becomes a parameter (as torch); a plain leaf tensor that requires grad
+    // does too, unless the name is a buffer's.
+    bool param_object = is_parameter(value);
+    if (m->has_buffer(name) && !param_object) return assign_tensor(m, name, *t, false, false);
+    if (param_object || (t->is_leaf() && t->requires_grad())) {
       drop_from_dict(self, name);
-      if (m->has_child(name)) m->unregister(name);
-      return assign_tensor(m, name, *t, true);
+      if (m->has_child(name) || m->has_buffer(name)) m->unregister(name);
+      return assign_tensor(m, name, *t, true, param_object);
     }
     if (m->has_parameter(name))
       throw py::type_error("cannot assign a tensor that is not a leaf requiring grad as parameter '" + name +
@@ -171,7 +200,7 @@ void module_setattr(py::handle self, const std::string& name, py::object value) 
 py::object module_getattr(py::handle self, const std::string& name) {
   Module* m = constructed(self) ? self.cast<Module*>() : nullptr;
   if (m) {
-    if (m->has_parameter(name)) return tensor_or_none(m->parameter(name));
+    if (m->has_parameter(name)) return parameter_or_none(m->parameter(name));
     if (m->has_buffer(name)) return tensor_or_none(m->buffer(name));
     if (m->has_child(name)) return module_or_none(m->child(name));
   }
@@ -240,6 +269,144 @@ py::object call_forward(Module& m, py::args args) {
   return std::move(t);
 }
 
+// ---- Hooks
+
+py::tuple tuple_of(const Tensors& xs) {
+  py::tuple t(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) t[i] = tensor_or_none(xs[i]);
+  return t;
+}
+
+// A hook's tensors (None is an undefined tensor, e.g. a gradient a backward hook leaves out).
+Tensors hook_tensors(const py::object& r, const std::string& what) {
+  if (const Tensor* t = tensor_ptr(r)) return {*t};
+  if (py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) {
+    Tensors out;
+    for (auto item : r) {
+      if (item.is_none()) {
+        out.emplace_back();
+        continue;
+      }
+      const Tensor* t = tensor_ptr(item);
+      if (!t) throw py::type_error(what + " holds " + type_name(item) + " where a tensor or None is expected");
+      out.push_back(*t);
+    }
+    return out;
+  }
+  throw py::type_error(what + " must be a tensor or a tuple of tensors, got " + type_name(r));
+}
+
+// The Python object of a module the engine hands to a hook (its existing wrapper when it has one).
+py::object module_object(Module& m) { return py::cast(&m, py::return_value_policy::reference); }
+
+std::shared_ptr<py::object> hook_callable(py::object hook, const char* who) {
+  if (!PyCallable_Check(hook.ptr())) throw py::type_error(std::string(who) + ": the hook must be callable, got " +
+                                                          type_name(hook));
+  return hold(std::move(hook));
+}
+
+// Engine-side wrappers of Python hooks, for calls the engine makes (Sequential's children).
+nn::ForwardPreHook engine_pre_hook(std::shared_ptr<py::object> f) {
+  return [f](Module& m, const Tensors& in) -> std::optional<Tensors> {
+    py::gil_scoped_acquire gil;
+    py::object r = (*f)(module_object(m), tuple_of(in));
+    if (r.is_none()) return std::nullopt;
+    return hook_tensors(r, "the value returned by a forward pre-hook of " + m.type_name());
+  };
+}
+nn::ForwardHook engine_forward_hook(std::shared_ptr<py::object> f) {
+  return [f](Module& m, const Tensors& in, const Tensors& out) -> std::optional<Tensors> {
+    py::gil_scoped_acquire gil;
+    py::object o = out.size() == 1 ? tensor_or_none(out[0]) : py::object(tuple_of(out));
+    py::object r = (*f)(module_object(m), tuple_of(in), o);
+    if (r.is_none()) return std::nullopt;
+    return hook_tensors(r, "the value returned by a forward hook of " + m.type_name());
+  };
+}
+nn::BackwardHook engine_backward_hook(std::shared_ptr<py::object> f) {
+  return [f](Module& m, const Tensors& gi, const Tensors& go) -> std::optional<Tensors> {
+    py::gil_scoped_acquire gil;
+    py::object r = (*f)(module_object(m), tuple_of(gi), tuple_of(go));
+    if (r.is_none()) return std::nullopt;
+    if (const Tensor* t = tensor_ptr(r)) return Tensors{*t};
+    return hook_tensors(r, "the value returned by a full backward hook of " + m.type_name());
+  };
+}
+
+// Positions of the tensors among call arguments (or outputs), and the tensors.
+std::pair<std::vector<size_t>, Tensors> tensors_in(const py::sequence& items) {
+  std::pair<std::vector<size_t>, Tensors> out;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (const Tensor* t = tensor_ptr(items[i])) {
+      out.first.push_back(i);
+      out.second.push_back(*t);
+    }
+  return out;
+}
+
+// Every argument as a tensor, for an engine (C++) hook called from Python.
+Tensors all_tensors(const py::tuple& args, Module& m) {
+  auto [pos, ts] = tensors_in(args);
+  if (pos.size() != args.size())
+    throw py::type_error(m.type_name() + ": a hook registered from C++ needs tensor arguments only");
+  return ts;
+}
+Tensors output_tensors(const py::object& out, Module& m) {
+  return hook_tensors(out, m.type_name() + ": for a hook registered from C++, the output");
+}
+py::object output_object(const Tensors& xs) {
+  return xs.size() == 1 ? tensor_or_none(xs[0]) : py::object(tuple_of(xs));
+}
+
+// Module.__call__: forward with the hooks around it, in torch's order: pre-hooks (each may replace
+// the arguments; a non-tuple is one argument), the backward hooks' input record, forward, forward
+// hooks (each may replace the output), the backward hooks' output record.
+py::object module_call(py::handle self, py::args args, py::kwargs kwargs) {
+  Module* m = module_of(self, "call the module");
+  if (!m->has_hooks()) return self.attr("forward")(*args, **kwargs);
+  const nn::ModuleHooks h = m->hooks();
+  py::tuple a = args;
+  for (auto& e : h.forward_pre) {
+    py::object r;
+    if (e.binding) {
+      r = (*static_cast<py::object*>(e.binding.get()))(self, a);
+    } else if (auto res = e.fn(*m, all_tensors(a, *m))) {
+      r = tuple_of(*res);
+    }
+    if (!r.is_none()) a = py::isinstance<py::tuple>(r) ? py::tuple(r) : py::make_tuple(r);
+  }
+  nn::BackwardHookCall bw(*m);
+  if (bw.active()) {
+    auto [pos, ts] = tensors_in(a);
+    Tensors wrapped = bw.wrap_inputs(ts);
+    py::list items(a);
+    for (size_t k = 0; k < pos.size(); ++k) items[pos[k]] = py::cast(wrapped[k]);
+    a = py::tuple(items);
+  }
+  py::object out = self.attr("forward")(*a, **kwargs);
+  for (auto& e : h.forward) {
+    py::object r;
+    if (e.binding) {
+      r = (*static_cast<py::object*>(e.binding.get()))(self, a, out);
+    } else if (auto res = e.fn(*m, all_tensors(a, *m), output_tensors(out, *m))) {
+      r = output_object(*res);
+    }
+    if (!r.is_none()) out = r;
+  }
+  if (bw.active()) {
+    if (tensor_ptr(out)) {
+      out = py::cast(bw.wrap_outputs({*tensor_ptr(out)})[0]);
+    } else if (py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out)) {
+      py::list items(out);
+      auto [pos, ts] = tensors_in(items);
+      Tensors wrapped = bw.wrap_outputs(ts);
+      for (size_t k = 0; k < pos.size(); ++k) items[pos[k]] = py::cast(wrapped[k]);
+      out = py::isinstance<py::tuple>(out) ? py::object(py::tuple(items)) : py::object(items);
+    }
+  }
+  return out;
+}
+
 std::vector<ModulePtr> hold_all(py::handle modules) {
   std::vector<ModulePtr> out;
   for (auto m : modules) {
@@ -258,13 +425,24 @@ void bind_nn(py::module_& m) {
   py::module_ nnm = m.def_submodule("_nn", "Neural-network modules (use spire.nn).");
   bind_checkpoint(nnm);
 
-  nnm.def("Parameter", [](py::handle data, bool requires_grad) {
-        Tensor t = to_tensor(data).detach();  // shares memory with data, without its history
+  py::class_<Parameter, Tensor>(nnm, "Parameter",
+      "A tensor that is a module parameter (torch.nn.Parameter): a leaf sharing data's memory, requiring grad "
+      "unless requires_grad=False. Assigned to a Module attribute it becomes a parameter; parameters read back "
+      "from a module are Parameter instances.")
+      .def(py::init([](py::object data, bool requires_grad) {
+        // Shares memory with data, without its history; no data is an empty float32 tensor.
+        Tensor t = data.is_none() ? empty({0}, DType::Float32) : to_tensor(data).detach();
         t.set_requires_grad(requires_grad);
-        return t;
-      }, py::arg("data"), py::arg("requires_grad") = true,
-      "A leaf tensor sharing data's memory, requiring grad: assigned to a Module attribute it becomes a "
-      "parameter (torch.nn.Parameter).");
+        return Parameter(t);
+      }), py::arg("data") = py::none(), py::arg("requires_grad") = true);
+
+  py::class_<nn::HookHandle>(nnm, "RemovableHandle",
+      "What register_*_hook returns (torch.utils.hooks.RemovableHandle): remove() unregisters the hook; "
+      "usable as a context manager.")
+      .def("remove", &nn::HookHandle::remove)
+      .def_property_readonly("id", &nn::HookHandle::id)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](nn::HookHandle& h, py::args) { h.remove(); });
 
   py::class_<Module, PyModule, std::shared_ptr<Module>> mod(nnm, "Module", py::dynamic_attr(),
       "Base of all neural-network modules (torch.nn.Module). Subclass it, assign parameters "
@@ -285,16 +463,32 @@ void bind_nn(py::module_& m) {
         return out;
       })
       .def("forward", &call_forward, "Runs the module on tensors (subclasses define it).")
-      .def("__call__", [](py::handle self, py::args args, py::kwargs kwargs) {
-        return self.attr("forward")(*args, **kwargs);
-      })
+      .def("__call__", &module_call, "Runs forward with the module's hooks around it.")
+      .def("register_forward_pre_hook", [](py::handle self, py::object hook, bool prepend) {
+        auto f = hook_callable(hook, "register_forward_pre_hook");
+        return module_of(self, "register a hook")->register_forward_pre_hook(engine_pre_hook(f), prepend, f);
+      }, py::arg("hook"), py::kw_only(), py::arg("prepend") = false,
+      "hook(module, args) runs before forward and may return replacement args (a tuple, or one value).")
+      .def("register_forward_hook", [](py::handle self, py::object hook, bool prepend) {
+        auto f = hook_callable(hook, "register_forward_hook");
+        return module_of(self, "register a hook")->register_forward_hook(engine_forward_hook(f), prepend, f);
+      }, py::arg("hook"), py::kw_only(), py::arg("prepend") = false,
+      "hook(module, args, output) runs after forward and may return a replacement output.")
+      .def("register_full_backward_hook", [](py::handle self, py::object hook, bool prepend) {
+        auto f = hook_callable(hook, "register_full_backward_hook");
+        return module_of(self, "register a hook")->register_full_backward_hook(engine_backward_hook(f), prepend, f);
+      }, py::arg("hook"), py::arg("prepend") = false,
+      "hook(module, grad_input, grad_output) runs when the gradients with respect to the module's inputs are "
+      "computed (tuples, None for inputs that need none) and may return replacement grad_input.")
       .def("register_parameter", [](py::handle self, const std::string& name, py::object value) {
         Module* md = module_of(self, "register parameter '" + name + "'");
         const Tensor* t = tensor_ptr(value);
         if (!t && !value.is_none())
           throw py::type_error("register_parameter: expected a tensor or None, got " + type_name(value));
         drop_from_dict(self, name);
-        md->register_parameter(name, t ? *t : Tensor());
+        bool frozen = t && is_parameter(value) && !t->requires_grad();
+        Tensor p = md->register_parameter(name, t ? *t : Tensor());
+        if (frozen) p.set_requires_grad(false);
       }, py::arg("name"), py::arg("param"))
       .def("register_buffer", [](py::handle self, const std::string& name, py::object value, bool persistent) {
         Module* md = module_of(self, "register buffer '" + name + "'");
@@ -315,10 +509,10 @@ void bind_nn(py::module_& m) {
         self.attr("register_module")(name, value);
       }, py::arg("name"), py::arg("module"))
       .def("parameters", [](const Module& md, bool recurse) {
-        return iter_values(md.parameters(recurse), [](const Tensor& t) { return py::cast(t); });
+        return iter_values(md.parameters(recurse), [](const Tensor& t) { return py::cast(Parameter(t)); });
       }, py::arg("recurse") = true, "An iterator over the parameters (each once, in registration order).")
       .def("named_parameters", [](const Module& md, const std::string& prefix, bool recurse) {
-        return iter_named(md.named_parameters(prefix, recurse), [](const Tensor& t) { return py::cast(t); });
+        return iter_named(md.named_parameters(prefix, recurse), [](const Tensor& t) { return py::cast(Parameter(t)); });
       }, py::arg("prefix") = "", py::arg("recurse") = true, "An iterator over (dotted name, parameter).")
       .def("buffers", [](const Module& md, bool recurse) {
         return iter_values(md.buffers(recurse), [](const Tensor& t) { return py::cast(t); });

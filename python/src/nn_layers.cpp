@@ -21,10 +21,11 @@ std::optional<int64_t> opt_int(py::handle h) {
   return h.is_none() ? std::nullopt : std::optional<int64_t>(h.cast<int64_t>());
 }
 
+// padding: numbers, or torch's strings "same" and "valid" (checked by the engine).
 F::ConvArgs conv_args(py::handle stride, py::handle padding, py::handle dilation, int64_t groups,
                       const std::string& mode = "zeros") {
   if (py::isinstance<py::str>(padding))
-    throw py::value_error("string padding ('same', 'valid') is not supported; give the padding in elements");
+    return F::ConvArgs{ints(stride), {}, ints(dilation), groups, mode, padding.cast<std::string>()};
   return F::ConvArgs{ints(stride), ints(padding), ints(dilation), groups, mode};
 }
 
@@ -107,19 +108,28 @@ void bind_functional(py::module_& f) {
     return maybe_release(work_of(q, k), [&] { return F::scaled_dot_product_attention(q, k, v, m, p, causal, scale, g); });
   }, "query"_a, "key"_a, "value"_a, "attn_mask"_a = py::none(), "dropout_p"_a = 0.0, "is_causal"_a = false,
      "scale"_a = py::none(), "generator"_a = py::none());
-  f.def("multi_head_attention", [](const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads, const Tensor& ipw,
+  f.def("multi_head_attention", [](const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads, py::object ipw,
                                    py::object ipb, const Tensor& opw, py::object opb, py::object kpm, bool need_weights,
                                    py::object attn_mask, bool average, bool causal, double p, bool training,
-                                   bool batch_first, Generator* g) {
+                                   bool batch_first, Generator* g, py::object qw, py::object kw, py::object vw,
+                                   py::object bias_k, py::object bias_v, bool add_zero_attn) {
     F::MultiheadAttentionArgs a{opt_tensor(kpm), opt_tensor(attn_mask), causal, need_weights, average, p, training,
                                 batch_first, g};
-    auto r = F::multi_head_attention(q, k, v, heads, ipw, opt_tensor(ipb), opw, opt_tensor(opb), a);
+    a.q_proj_weight = opt_tensor(qw), a.k_proj_weight = opt_tensor(kw), a.v_proj_weight = opt_tensor(vw);
+    a.bias_k = opt_tensor(bias_k), a.bias_v = opt_tensor(bias_v), a.add_zero_attn = add_zero_attn;
+    auto r = maybe_release(work_of(q, k), [&] {
+      return F::multi_head_attention(q, k, v, heads, opt_tensor(ipw), opt_tensor(ipb), opw, opt_tensor(opb), a);
+    });
     return py::make_tuple(r.output, tensor_or_none(r.weights));
   }, "query"_a, "key"_a, "value"_a, "num_heads"_a, "in_proj_weight"_a, "in_proj_bias"_a, "out_proj_weight"_a,
      "out_proj_bias"_a, "key_padding_mask"_a = py::none(), "need_weights"_a = true, "attn_mask"_a = py::none(),
      "average_attn_weights"_a = true, "is_causal"_a = false, "dropout_p"_a = 0.0, "training"_a = true,
-     "batch_first"_a = false, "generator"_a = py::none(),
-     "Multi-head attention with PyTorch's packed in-projection; returns (output, weights or None).");
+     "batch_first"_a = false, "generator"_a = py::none(), "q_proj_weight"_a = py::none(),
+     "k_proj_weight"_a = py::none(), "v_proj_weight"_a = py::none(), "bias_k"_a = py::none(),
+     "bias_v"_a = py::none(), "add_zero_attn"_a = false,
+     "Multi-head attention (torch's multi_head_attention_forward): the packed in_proj_weight, or separate "
+     "q/k/v_proj_weight (then in_proj_weight may be None); bias_k/bias_v and add_zero_attn append key/value "
+     "positions. Returns (output, weights or None).");
 }
 
 void bind_init(py::module_& i) {
@@ -175,9 +185,9 @@ void bind_layers(py::module_& nnm) {
                          py::handle output_padding, int64_t groups, bool bias, py::handle dilation,
                          const std::string& mode, py::handle dtype, Generator* g) -> std::shared_ptr<nn::ConvNd> {
         nn::ConvLayerOptions o;
-        if (py::isinstance<py::str>(padding))
-          throw py::value_error("string padding ('same', 'valid') is not supported; give the padding in elements");
-        o.stride = ints(stride), o.padding = ints(padding), o.dilation = ints(dilation);
+        if (py::isinstance<py::str>(padding)) o.padding_rule = padding.cast<std::string>();
+        else o.padding = ints(padding);
+        o.stride = ints(stride), o.dilation = ints(dilation);
         o.output_padding = ints(output_padding);
         o.groups = groups, o.bias = bias, o.padding_mode = mode, o.dtype = dtype_or_float32(dtype), o.gen = g;
         auto ks = ints(k);
@@ -232,7 +242,10 @@ void bind_layers(py::module_& nnm) {
             .def_property_readonly("out_channels", [](const C& m) { return m.out_channels; })
             .def_property_readonly("kernel_size", [](const C& m) { return py::tuple(py::cast(m.kernel_size)); })
             .def_property_readonly("stride", [](const C& m) { return py::tuple(py::cast(m.stride)); })
-            .def_property_readonly("padding", [](const C& m) { return py::tuple(py::cast(m.padding)); })
+            .def_property_readonly("padding", [](const C& m) -> py::object {
+              if (!m.padding_rule.empty()) return py::str(m.padding_rule);  // as torch keeps 'same' / 'valid'
+              return py::tuple(py::cast(m.padding));
+            })
             .def_property_readonly("dilation", [](const C& m) { return py::tuple(py::cast(m.dilation)); })
             .def_property_readonly("groups", [](const C& m) { return m.groups; })
             .def_property_readonly("padding_mode", [](const C& m) { return m.padding_mode; });
@@ -344,13 +357,22 @@ void bind_layers(py::module_& nnm) {
       .def_readonly("alpha", &nn::ELU::alpha);
 
   Cls<nn::MultiheadAttention> mha(nnm, "MultiheadAttention", da,
-      "torch.nn.MultiheadAttention (packed in-projection; kdim = vdim = embed_dim).");
+      "torch.nn.MultiheadAttention: packed in_proj_weight when kdim = vdim = embed_dim, else q_proj_weight, "
+      "k_proj_weight and v_proj_weight (torch's names, so torch state_dicts load).");
   mha.def(py::init([](int64_t e, int64_t h, double p, bool bias, bool add_bias_kv, bool add_zero_attn,
                       py::handle kdim, py::handle vdim, bool batch_first, py::handle dtype, Generator* g) {
-    if (add_bias_kv || add_zero_attn) throw py::value_error("MultiheadAttention: add_bias_kv and add_zero_attn are not supported");
-    if ((!kdim.is_none() && kdim.cast<int64_t>() != e) || (!vdim.is_none() && vdim.cast<int64_t>() != e))
-      throw py::value_error("MultiheadAttention: kdim and vdim other than embed_dim are not supported");
-    return std::make_shared<nn::MultiheadAttention>(e, h, p, bias, batch_first, dtype_or_float32(dtype), g);
+    nn::MultiheadAttentionOptions o;
+    o.dropout = p, o.bias = bias, o.add_bias_kv = add_bias_kv, o.add_zero_attn = add_zero_attn;
+    auto dim = [](py::handle d, const char* name) {
+      if (d.is_none()) return int64_t(0);
+      int64_t v = d.cast<int64_t>();
+      if (v <= 0) throw py::value_error(std::string("MultiheadAttention: ") + name + " must be positive, got " +
+                                        std::to_string(v));
+      return v;
+    };
+    o.kdim = dim(kdim, "kdim"), o.vdim = dim(vdim, "vdim");
+    o.batch_first = batch_first, o.dtype = dtype_or_float32(dtype), o.gen = g;
+    return std::make_shared<nn::MultiheadAttention>(e, h, o);
   }), "embed_dim"_a, "num_heads"_a, "dropout"_a = 0.0, "bias"_a = true, "add_bias_kv"_a = false,
       "add_zero_attn"_a = false, "kdim"_a = py::none(), "vdim"_a = py::none(), "batch_first"_a = false,
       "dtype"_a = py::none(), "generator"_a = py::none(), py::keep_alive<1, 12>())
@@ -358,6 +380,11 @@ void bind_layers(py::module_& nnm) {
       .def_readonly("num_heads", &nn::MultiheadAttention::num_heads)
       .def_readonly("dropout", &nn::MultiheadAttention::dropout)
       .def_readonly("batch_first", &nn::MultiheadAttention::batch_first)
+      .def_readonly("kdim", &nn::MultiheadAttention::kdim)
+      .def_readonly("vdim", &nn::MultiheadAttention::vdim)
+      .def_readonly("add_zero_attn", &nn::MultiheadAttention::add_zero_attn)
+      .def_readonly("_qkv_same_embed_dim", &nn::MultiheadAttention::qkv_same_embed_dim)
+      .def_property_readonly("head_dim", [](const nn::MultiheadAttention& m) { return m.embed_dim / m.num_heads; })
       .def("forward", [](nn::MultiheadAttention& m, const Tensor& q, const Tensor& k, const Tensor& v, py::object kpm,
                          bool need_weights, py::object attn_mask, bool average, bool causal) {
         Tensor kp = opt_tensor(kpm), am = opt_tensor(attn_mask);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "engine/autodiff/mode.h"
+#include "tests/engine/expect_error.h"
 #include "engine/nn/functional/functional.h"
 #include "engine/nn/init.h"
 #include "engine/nn/layers/layers.h"
@@ -275,4 +276,148 @@ TEST(NnLayers, FlattenMergesAxesInOrder) {
         EXPECT_EQ(select(select(b, 0, 3 * i + j), 0, k).item<double>(), v);
       }
   EXPECT_EQ(nn::Flatten().extra_repr(), "start_dim=1, end_dim=-1");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Convolution padding: torch's "same" / "valid" strings and padding_mode "replicate", against
+// closed forms written here, and gradients by central differences.
+
+TEST(NnFunctional, ConvSameValidClosedForms) {
+  Tensor x = from_vector<double>({1, 2, 3, 4, 5}, {1, 1, 5});
+  // Kernel [1, 10] (two taps): "same" pads 1 in total, on the right: y[i] = x[i] + 10 x[i + 1].
+  Tensor w2 = from_vector<double>({1, 10}, {1, 1, 2});
+  F::ConvArgs same;
+  same.padding_rule = "same";
+  EXPECT_EQ(F::conv1d(x, w2, Tensor(), same).to_vector(), (Vec{21, 32, 43, 54, 5}));
+  // Three taps with dilation 2: 4 in total, 2 a side: y[i] = x[i - 2] + 10 x[i] + 100 x[i + 2].
+  Tensor w3 = from_vector<double>({1, 10, 100}, {1, 1, 3});
+  F::ConvArgs same_d = same;
+  same_d.dilation = {2};
+  EXPECT_EQ(F::conv1d(x, w3, Tensor(), same_d).to_vector(), (Vec{310, 420, 531, 42, 53}));
+  // "valid": no padding.
+  F::ConvArgs valid;
+  valid.padding_rule = "valid";
+  EXPECT_EQ(F::conv1d(x, w3, Tensor(), valid).to_vector(), (Vec{321, 432, 543}));
+  // Replicate (the edge value repeated), asymmetric through "same" with an even kernel:
+  // [1 2 3 4 5] padded (1, 2) for 4 taps is [1 1 2 3 4 5 5 5].
+  Tensor w4 = from_vector<double>({1, 10, 100, 1000}, {1, 1, 4});
+  F::ConvArgs rep = same;
+  rep.padding_mode = "replicate";
+  EXPECT_EQ(F::conv1d(x, w4, Tensor(), rep).to_vector(), (Vec{3211, 4321, 5432, 5543, 5554}));
+  F::ConvArgs rep_n;
+  rep_n.padding = {2};
+  rep_n.padding_mode = "replicate";
+  EXPECT_EQ(F::conv1d(x, w3, Tensor(), rep_n).to_vector(), (Vec{111, 211, 321, 432, 543, 554, 555}));
+
+  // 2-d "same" keeps the spatial size for odd and even kernels.
+  Tensor x2 = rand64({2, 3, 6, 5}, 50);
+  for (int64_t k : {2, 3, 4}) {
+    Tensor w = rand64({4, 3, k, k + 1}, 51);
+    EXPECT_EQ(F::conv2d(x2, w, Tensor(), same).shape(), (Shape{2, 4, 6, 5}));
+  }
+
+  // The errors torch gives.
+  F::ConvArgs strided = same;
+  strided.stride = {2};
+  expect_error_naming<ValueError>([&] { F::conv1d(x, w3, Tensor(), strided); },
+                                  {"padding='same'", "strided convolutions"});
+  F::ConvArgs bad;
+  bad.padding_rule = "full";
+  expect_error_naming<ValueError>([&] { F::conv1d(x, w3, Tensor(), bad); }, {"'full'", "'valid', 'same'"});
+  expect_error_naming<ValueError>([&] { F::conv_transpose1d(x, w3, Tensor(), same); }, {"transposed"});
+  F::ConvArgs mode;
+  mode.padding_mode = "edge";
+  mode.padding = {1};
+  expect_error_naming<ValueError>([&] { F::conv1d(x, w3, Tensor(), mode); }, {"\"edge\"", "replicate"});
+}
+
+TEST(NnFunctional, ConvPaddingGradientsByFiniteDifferences) {
+  F::ConvArgs a;
+  a.padding_rule = "same";
+  a.padding_mode = "replicate";
+  a.dilation = {1, 2};
+  check_grad([&](const Tensors& t) { return F::conv2d(t[0], t[1], t[2], a); },
+             {rand64({1, 2, 4, 5}, 60), rand64({3, 2, 2, 3}, 61), rand64({3}, 62)});
+  F::ConvArgs z;
+  z.padding_rule = "same";  // zeros, asymmetric for the even kernel
+  check_grad([&](const Tensors& t) { return F::conv3d(t[0], t[1], Tensor(), z); },
+             {rand64({1, 1, 3, 3, 4}, 63), rand64({2, 1, 2, 3, 2}, 64)});
+  F::ConvArgs r;
+  r.padding = {2};
+  r.padding_mode = "replicate";
+  check_grad([&](const Tensors& t) { return F::conv1d(t[0], t[1], Tensor(), r); },
+             {rand64({2, 2, 3}, 65), rand64({1, 2, 3}, 66)});
+}
+
+TEST(NnLayers, ConvLayerPaddingOptions) {
+  nn::ConvLayerOptions o;
+  o.padding_rule = "same";
+  o.padding_mode = "replicate";
+  o.dtype = DType::Float64;
+  o.dilation = {2};
+  nn::Conv1d c(2, 3, {4}, o);
+  EXPECT_EQ(c.forward(rand64({1, 2, 7}, 70)).shape(), (Shape{1, 3, 7}));
+  EXPECT_NE(c.extra_repr().find("padding=same"), std::string::npos);
+  EXPECT_NE(c.extra_repr().find("padding_mode=replicate"), std::string::npos);
+  nn::ConvLayerOptions s = o;
+  s.stride = {2};
+  expect_error_naming<ValueError>([&] { nn::Conv1d(2, 3, {4}, s); }, {"strided"});
+  expect_error_naming<ValueError>([&] { nn::ConvTranspose1d(2, 3, {4}, o); }, {"padding_mode"});
+  nn::ConvLayerOptions t;
+  t.padding_rule = "valid";
+  expect_error_naming<ValueError>([&] { nn::ConvTranspose2d(2, 3, {3}, t); }, {"transposed"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// MultiheadAttention with kdim/vdim (separate projection weights under torch's names),
+// add_bias_kv and add_zero_attn.
+
+TEST(NnLayers, MultiheadAttentionSeparateProjections) {
+  Generator g(3);
+  nn::MultiheadAttentionOptions o;
+  o.kdim = 5, o.vdim = 3, o.add_bias_kv = true, o.dtype = DType::Float64, o.gen = &g;
+  nn::MultiheadAttention m(8, 2, o);
+  EXPECT_EQ(m.state_dict().keys(), (std::vector<std::string>{"q_proj_weight", "k_proj_weight", "v_proj_weight",
+                                                             "in_proj_bias", "bias_k", "bias_v", "out_proj.weight",
+                                                             "out_proj.bias"}));
+  EXPECT_EQ(m.k_proj_weight.shape(), (Shape{8, 5}));
+  EXPECT_EQ(m.v_proj_weight.shape(), (Shape{8, 3}));
+  EXPECT_FALSE(m.in_proj_weight.defined());
+  auto r = m.attend(rand64({4, 2, 8}, 80), rand64({6, 2, 5}, 81), rand64({6, 2, 3}, 82));
+  EXPECT_EQ(r.output.shape(), (Shape{4, 2, 8}));
+  EXPECT_EQ(r.weights.shape(), (Shape{2, 4, 7}));  // one more source position: bias_k / bias_v
+
+  // With kdim = vdim = embed_dim the packed weight's three blocks, given separately, give the same.
+  nn::MultiheadAttention packed(4, 2, 0.0, true, false, DType::Float64, &g);
+  Tensor q = rand64({3, 2, 4}, 83), kv = rand64({5, 2, 4}, 84);
+  F::MultiheadAttentionArgs sep;
+  sep.q_proj_weight = slice(packed.in_proj_weight, 0, 0, 4);
+  sep.k_proj_weight = slice(packed.in_proj_weight, 0, 4, 8);
+  sep.v_proj_weight = slice(packed.in_proj_weight, 0, 8, 12);
+  auto a = packed.attend(q, kv, kv);
+  auto b = F::multi_head_attention(q, kv, kv, 2, Tensor(), packed.in_proj_bias, packed.out_proj->weight,
+                                   packed.out_proj->bias, sep);
+  EXPECT_EQ(a.output.to_vector(), b.output.to_vector());
+
+  // add_zero_attn with every real key masked out: each query attends only to the zero key, whose
+  // value is zero, so the output is out_proj's bias alone.
+  F::MultiheadAttentionArgs z = sep;
+  z.add_zero_attn = true;
+  z.key_padding_mask = full({2, 5}, true, DType::Bool);
+  auto c = F::multi_head_attention(q, kv, kv, 2, Tensor(), packed.in_proj_bias, packed.out_proj->weight,
+                                   rand64({4}, 85), z);
+  Vec bias = rand64({4}, 85).to_vector(), out = c.output.to_vector();
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], bias[i % 4], 1e-12);
+
+  // Gradients through every new part (separate weights, bias_k/bias_v, the zero position, masks).
+  check_grad([&](const Tensors& t) {
+    F::MultiheadAttentionArgs args;
+    args.q_proj_weight = t[3], args.k_proj_weight = t[4], args.v_proj_weight = t[5];
+    args.bias_k = t[6], args.bias_v = t[7];
+    args.add_zero_attn = true;
+    args.attn_mask = from_vector<double>({0, -1, 0.5, 0, 0, 0.2}, {2, 3});
+    args.key_padding_mask = from_vector<bool>({false, false, true, false, false, false}, {2, 3});
+    return F::multi_head_attention(t[0], t[1], t[2], 2, Tensor(), t[8], t[9], Tensor(), args).output;
+  }, {rand64({2, 2, 4}, 86), rand64({3, 2, 5}, 87), rand64({3, 2, 3}, 88), rand64({4, 4}, 89), rand64({4, 5}, 90),
+      rand64({4, 3}, 91), rand64({1, 1, 4}, 92), rand64({1, 1, 4}, 93), rand64({12}, 94), rand64({4, 4}, 95)});
 }

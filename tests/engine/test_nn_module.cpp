@@ -304,3 +304,163 @@ TEST(NnModule, Repr) {
   Sequential s({std::make_shared<Sequential>(std::vector<ModulePtr>{std::make_shared<Tanh>()})});
   EXPECT_EQ(s.repr(), "Sequential(\n  (0): Sequential(\n    (0): Tanh()\n  )\n)");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hooks (torch.nn.Module's): order, replacement, removal, children called by a C++ parent or by a
+// container, and full backward hooks against the closed-form gradients of an affine layer.
+
+TEST(NnHooks, ForwardHooksRunInOrderAndReplace) {
+  auto lin = std::make_shared<Affine>(3, 2);
+  Tensor x = from_vector<double>({1, 2, 3}, {1, 3});
+  std::vector<std::string> log;
+  auto h1 = lin->register_forward_pre_hook([&](Module& m, const Tensors& in) -> std::optional<Tensors> {
+    log.push_back("pre1:" + m.type_name());
+    return Tensors{in[0] * 2.0};  // replaces the input
+  });
+  std::vector<double> pre2_saw;
+  auto h2 = lin->register_forward_pre_hook([&](Module&, const Tensors& in) -> std::optional<Tensors> {
+    log.push_back("pre2");
+    pre2_saw = in[0].to_vector();
+    return std::nullopt;
+  });
+  auto h3 = lin->register_forward_hook([&](Module&, const Tensors& in, const Tensors& out) -> std::optional<Tensors> {
+    log.push_back("fwd1");
+    EXPECT_EQ(in[0].to_vector(), (std::vector<double>{2, 4, 6}));
+    return Tensors{out[0] + 100.0};
+  });
+  auto h4 = lin->register_forward_hook([&](Module&, const Tensors&, const Tensors&) -> std::optional<Tensors> {
+    log.push_back("fwd0");
+    return std::nullopt;
+  }, /*prepend=*/true);
+  Tensor want = lin->forward(x * 2.0) + 100.0;
+  EXPECT_EQ((*lin)(x).to_vector(), want.to_vector());
+  EXPECT_EQ(log, (std::vector<std::string>{"pre1:Affine", "pre2", "fwd0", "fwd1"}));
+  EXPECT_EQ(pre2_saw, (std::vector<double>{2, 4, 6}));  // pre1's replacement
+  // forward() itself runs no hooks (as torch's forward).
+  log.clear();
+  lin->forward(x);
+  EXPECT_TRUE(log.empty());
+
+  h1.remove();
+  h3.remove();
+  h3.remove();  // twice: nothing
+  log.clear();
+  EXPECT_EQ((*lin)(x).to_vector(), lin->forward(x).to_vector());
+  EXPECT_EQ(log, (std::vector<std::string>{"pre2", "fwd0"}));
+  EXPECT_EQ(pre2_saw, (std::vector<double>{1, 2, 3}));
+  h2.remove();
+  h4.remove();
+  EXPECT_FALSE(lin->has_hooks());
+}
+
+TEST(NnHooks, ChildHooksRunWhenParentsCallThem) {
+  auto net = std::make_shared<TwoLayer>();  // forward calls (*fc1)(x), (*act)(...), (*fc2)(...)
+  std::vector<std::string> order;
+  auto note = [&](std::string name) {
+    return [&order, name](Module&, const Tensors&, const Tensors&) -> std::optional<Tensors> {
+      order.push_back(name);
+      return std::nullopt;
+    };
+  };
+  net->fc1->register_forward_hook(note("fc1"));
+  net->act->register_forward_hook(note("act"));
+  net->register_forward_hook(note("net"));
+  Tensor x = from_vector<double>({0.3, -0.7, 1.1}, {1, 3});
+  (*net)(x);
+  EXPECT_EQ(order, (std::vector<std::string>{"fc1", "act", "net"}));
+
+  // Through Sequential, and a hook that zeroes a child's output changes the container's result.
+  auto a = std::make_shared<Affine>(3, 4);
+  auto seq = std::make_shared<Sequential>(std::vector<ModulePtr>{a, std::make_shared<Tanh>()});
+  auto h = a->register_forward_hook([](Module&, const Tensors&, const Tensors& out) -> std::optional<Tensors> {
+    return Tensors{out[0] * 0.0};
+  });
+  EXPECT_EQ((*seq)(x).to_vector(), (std::vector<double>{0, 0, 0, 0}));
+  h.remove();
+  EXPECT_EQ((*seq)(x).to_vector(), tanh(a->forward(x)).to_vector());
+}
+
+TEST(NnHooks, HookRemovingItselfTakesEffectNextCall) {
+  Tanh t;
+  int calls = 0;
+  HookHandle h;
+  h = t.register_forward_pre_hook([&](Module&, const Tensors&) -> std::optional<Tensors> {
+    ++calls;
+    h.remove();
+    return std::nullopt;
+  });
+  t(zeros({1}));
+  t(zeros({1}));
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(NnHooks, FullBackwardHookSeesAndReplacesGradients) {
+  // y = x W^T + b; for loss = sum(y * P): grad_output = P, grad_input = P W.
+  auto lin = std::make_shared<Affine>(3, 2);
+  Tensor x = from_vector<double>({1, 2, 3, -1, 0.5, 2}, {2, 3}).set_requires_grad();
+  Tensor P = from_vector<double>({1, -2, 0.5, 3}, {2, 2});
+  Tensor want_gi = matmul(P, lin->weight.detach());
+  int calls = 0;
+  Tensors seen_in, seen_out;
+  auto h = lin->register_full_backward_hook([&](Module& m, const Tensors& gi, const Tensors& go)
+                                                -> std::optional<Tensors> {
+    ++calls;
+    EXPECT_EQ(m.type_name(), "Affine");
+    seen_in = gi;
+    seen_out = go;
+    if (!gi[0].defined()) return std::nullopt;
+    return Tensors{gi[0] * 3.0};  // replaces the gradient flowing to x
+  });
+  sum((*lin)(x) * P).backward();
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(seen_in.size(), 1u);
+  ASSERT_EQ(seen_out.size(), 1u);
+  EXPECT_EQ(seen_out[0].to_vector(), P.to_vector());
+  auto close = [](const Tensor& a, const Tensor& b) {
+    auto u = a.to_vector(), v = b.to_vector();
+    ASSERT_EQ(u.size(), v.size());
+    for (size_t i = 0; i < u.size(); ++i) EXPECT_NEAR(u[i], v[i], 1e-12);
+  };
+  close(seen_in[0], want_gi);
+  close(x.grad(), want_gi * 3.0);
+  // The parameters' gradients are not the hook's business: unchanged (dW = P^T x).
+  close(lin->weight.grad(), matmul(transpose(P, 0, 1), x.detach()));
+
+  // An input that needs no gradient: the hook still runs, with an undefined grad_input.
+  calls = 0;
+  Tensor c = x.detach();
+  sum((*lin)(c) * P).backward();
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(seen_in[0].defined());
+  EXPECT_EQ(seen_out[0].to_vector(), P.to_vector());
+
+  // Removed: no call; under no_grad: no record, no call.
+  h.remove();
+  calls = 0;
+  sum((*lin)(x) * P).backward();
+  EXPECT_EQ(calls, 0);
+
+  // A hook returning the wrong number of gradients is named.
+  lin->register_full_backward_hook([](Module&, const Tensors&, const Tensors&) -> std::optional<Tensors> {
+    return Tensors{Tensor(), Tensor()};
+  });
+  Tensor y = sum((*lin)(x) * P);
+  EXPECT_NE(error_of([&] { y.backward(); }).find("returned 2 gradients for 1 inputs"), std::string::npos);
+}
+
+TEST(NnHooks, BackwardHookOfChildInsideSequential) {
+  auto a = std::make_shared<Affine>(3, 4);
+  auto b = std::make_shared<Affine>(4, 2);
+  Sequential seq({a, std::make_shared<Tanh>(), b});
+  Tensor grad_into_b;
+  b->register_full_backward_hook([&](Module&, const Tensors& gi, const Tensors&) -> std::optional<Tensors> {
+    grad_into_b = gi[0];
+    return std::nullopt;
+  });
+  Tensor x = from_vector<double>({0.1, 0.2, 0.3}, {1, 3});
+  Tensor P = from_vector<double>({1.5, -0.5}, {1, 2});
+  sum(seq(x) * P).backward();
+  ASSERT_TRUE(grad_into_b.defined());
+  auto got = grad_into_b.to_vector(), want = matmul(P, b->weight.detach()).to_vector();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12);
+}

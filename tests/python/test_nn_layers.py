@@ -294,3 +294,118 @@ def test_flatten_matches_torch():
         want = torch.nn.Flatten(*args)(torch.from_numpy(x)).numpy()
         np.testing.assert_array_equal(got, want)
     assert repr(spire.nn.Flatten()) == repr(torch.nn.Flatten())
+
+
+# ------------------------------------------------------------------------------------------------
+# Convolution padding: "same" / "valid" and padding_mode "replicate", layers and functional forms,
+# outputs and gradients against torch for 1-d, 2-d and 3-d, odd and even kernels, dilation.
+
+PAD_CASES = [
+    # (spatial, kernel, dilation, padding, padding_mode)
+    (1, 3, 1, "same", "zeros"), (1, 4, 1, "same", "zeros"), (1, 2, 3, "same", "replicate"),
+    (1, 3, 2, "valid", "zeros"), (1, 3, 1, 2, "replicate"),
+    (2, (2, 3), (1, 2), "same", "zeros"), (2, 4, 1, "same", "replicate"), (2, 3, 1, "same", "reflect"),
+    (2, (3, 2), 1, (1, 2), "replicate"), (2, 3, 2, "valid", "replicate"),
+    (3, 2, 1, "same", "zeros"), (3, (3, 2, 1), (1, 1, 2), "same", "replicate"), (3, 2, 1, 1, "replicate"),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize("spatial,kernel,dilation,padding,mode", PAD_CASES)
+def test_conv_padding_options_match_torch(spatial, kernel, dilation, padding, mode):
+    tcls = getattr(torch.nn, f"Conv{spatial}d")
+    scls = getattr(nn, f"Conv{spatial}d")
+    kw = dict(kernel_size=kernel, dilation=dilation, padding=padding, padding_mode=mode)
+    tm, sm = tcls(2, 3, **kw, **D), scls(2, 3, **kw, **SD)
+    size = {1: (2, 2, 9), 2: (2, 2, 7, 6), 3: (1, 2, 5, 4, 5)}[spatial]
+    compare(tm, sm, rnd(*size, seed=spatial))
+    assert sm.padding == tm.padding
+    assert repr(sm) == repr(tm)
+    # The functional form (zeros only in torch's functional padding strings).
+    if mode == "zeros":
+        tf, sf = getattr(torch.nn.functional, f"conv{spatial}d"), getattr(F, f"conv{spatial}d")
+        x, w = rnd(*size, seed=7), rnd(3, 2, *tm.kernel_size, seed=8)
+        close(sf(S(x), S(w), padding=padding, dilation=dilation),
+              tf(torch.tensor(x), torch.tensor(w), padding=padding, dilation=dilation))
+
+
+def test_conv_padding_errors_as_torch():
+    with pytest.raises(ValueError, match="strided"):
+        nn.Conv2d(2, 2, 3, stride=2, padding="same")
+    with pytest.raises(ValueError, match="strided"):
+        torch.nn.Conv2d(2, 2, 3, stride=2, padding="same")
+    with pytest.raises(ValueError, match="'full'"):
+        nn.Conv1d(2, 2, 3, padding="full")
+    with pytest.raises(ValueError, match="strided"):
+        F.conv1d(S(rnd(1, 2, 5)), S(rnd(2, 2, 3)), stride=2, padding="same")
+    with pytest.raises(ValueError, match="transposed"):
+        nn.ConvTranspose1d(2, 2, 3, padding="same")
+    with pytest.raises(ValueError, match="transposed"):
+        F.conv_transpose1d(S(rnd(1, 2, 5)), S(rnd(2, 2, 3)), padding="valid")
+    with pytest.raises(ValueError, match="padding_mode"):
+        nn.ConvTranspose2d(2, 2, 3, padding_mode="replicate")
+    with pytest.raises(ValueError, match="padding_mode"):
+        nn.Conv2d(2, 2, 3, padding_mode="edge")
+
+
+# ------------------------------------------------------------------------------------------------
+# MultiheadAttention with kdim/vdim (separate q/k/v projections), add_bias_kv, add_zero_attn: a
+# torch state_dict loads under the same names and outputs, weights and gradients match.
+
+MHA_CASES = [
+    dict(kdim=5, vdim=3),
+    dict(kdim=5, vdim=8, batch_first=True),
+    dict(add_bias_kv=True),
+    dict(add_zero_attn=True),
+    dict(kdim=6, vdim=3, add_bias_kv=True, add_zero_attn=True, bias=False),
+]
+
+
+@pytest.mark.parametrize("opts", MHA_CASES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_multihead_attention_kdim_vdim_bias_kv_zero_attn(opts):
+    torch.manual_seed(0)
+    tm = torch.nn.MultiheadAttention(8, 2, **opts, **D)
+    sm = nn.MultiheadAttention(8, 2, **opts, **SD)
+    assert list(sm.state_dict()) == list(tm.state_dict())
+    assert list(dict(sm.named_parameters())) == list(dict(tm.named_parameters()))
+    assert sm._qkv_same_embed_dim == tm._qkv_same_embed_dim
+    for name in ["in_proj_weight", "q_proj_weight", "bias_k", "bias_v"]:
+        assert (getattr(sm, name) is None) == (getattr(tm, name) is None), name
+    bf = opts.get("batch_first", False)
+    kd, vd = opts.get("kdim", 8), opts.get("vdim", 8)
+    L, S_, Nb = 4, 5, 3
+    shp = (lambda t, n, e: (n, t, e)) if bf else (lambda t, n, e: (t, n, e))
+    q, k, v = rnd(*shp(L, Nb, 8), seed=1), rnd(*shp(S_, Nb, kd), seed=2), rnd(*shp(S_, Nb, vd), seed=3)
+    kpm = np.zeros((Nb, S_), dtype=bool)
+    kpm[0, -2:] = True
+    am = np.triu(np.ones((L, S_), dtype=bool), 2)
+    for kw in [{}, {"key_padding_mask": torch.tensor(kpm), "attn_mask": torch.tensor(am)},
+               {"attn_mask": torch.tensor(rnd(Nb * 2, L, S_, seed=4)), "average_attn_weights": False},
+               {"key_padding_mask": torch.tensor(rnd(Nb, S_, seed=5)), "need_weights": False}]:
+        compare(tm, sm, q, k, v, out_index=0, call_kw=kw)
+        tm.zero_grad(), sm.zero_grad()
+        if kw.get("need_weights", True):
+            compare(tm, sm, q, k, v, out_index=1, call_kw=kw, grad=False)
+        else:
+            assert sm(S(q), S(k), S(v), need_weights=False)[1] is None
+    # Unbatched.
+    compare(tm, sm, q[:, 0] if not bf else q[0], k[:, 0] if not bf else k[0], v[:, 0] if not bf else v[0],
+            out_index=0)
+
+
+def test_multi_head_attention_functional_separate_weights_match_torch():
+    rng = np.random.default_rng(3)
+    E, H, kd, vd = 6, 3, 4, 5
+    q, k, v = rng.standard_normal((2, 3, E)), rng.standard_normal((4, 3, kd)), rng.standard_normal((4, 3, vd))
+    w = {n: rng.standard_normal(s) for n, s in [("qw", (E, E)), ("kw", (E, kd)), ("vw", (E, vd)), ("b", (3 * E,)),
+                                                 ("ow", (E, E)), ("ob", (E,)), ("bk", (1, 1, E)), ("bv", (1, 1, E))]}
+    T = {n: torch.tensor(a) for n, a in w.items()}
+    to, tw = torch.nn.functional.multi_head_attention_forward(
+        torch.tensor(q), torch.tensor(k), torch.tensor(v), E, H, None, T["b"], T["bk"], T["bv"], True, 0.0,
+        T["ow"], T["ob"], training=False, use_separate_proj_weight=True, q_proj_weight=T["qw"],
+        k_proj_weight=T["kw"], v_proj_weight=T["vw"])
+    so, sw = F.multi_head_attention(S(q), S(k), S(v), H, None, S(w["b"]), S(w["ow"]), S(w["ob"]),
+                                    q_proj_weight=S(w["qw"]), k_proj_weight=S(w["kw"]), v_proj_weight=S(w["vw"]),
+                                    bias_k=S(w["bk"]), bias_v=S(w["bv"]), add_zero_attn=True, training=False)
+    close(so, to)
+    close(sw, tw)

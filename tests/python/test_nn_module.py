@@ -351,3 +351,213 @@ def test_state_dict_matches_torch():
     x = np.random.default_rng(0).standard_normal((5, 3))
     np.testing.assert_allclose(np.asarray(sn(spire.tensor(x)).detach()),
                                tn(torch.from_numpy(x)).detach().numpy(), rtol=1e-12, atol=1e-15)
+
+
+# ------------------------------------------------------------------------------------------------
+# Parameter as a type (torch.nn.Parameter): what modules hand out is a Parameter, other tensors
+# are not; it stays a handle to the module's one tensor.
+
+def test_parameters_are_parameter_instances():
+    net = Net()
+    assert isinstance(net.fc1.weight, nn.Parameter) and isinstance(net.fc1.weight, spire.Tensor)
+    assert all(isinstance(p, nn.Parameter) for p in net.parameters())
+    assert all(isinstance(p, nn.Parameter) for _, p in net.named_parameters())
+    lin = nn.Linear(3, 2)
+    assert isinstance(lin.weight, nn.Parameter) and isinstance(lin.bias, nn.Parameter)
+    # Plain tensors, results of ops on parameters, buffers and state_dict values are not.
+    assert not isinstance(spire.ones(2, requires_grad=True), nn.Parameter)
+    assert not isinstance(lin.weight * 2, nn.Parameter)
+    assert not isinstance(lin.weight.detach(), nn.Parameter)
+    assert not isinstance(net.scale, nn.Parameter)
+    assert not any(isinstance(v, nn.Parameter) for v in net.state_dict().values())
+    # repr as torch's.
+    assert repr(lin.weight).startswith("Parameter containing:\ntensor(")
+    assert str(nn.Parameter(spire.ones(1))).startswith("Parameter containing:")
+    # Same tensor behind every Parameter object: an optimizer step is seen through all of them.
+    w1, w2 = lin.weight, next(iter(lin.parameters()))
+    opt = spire.optim.SGD(lin.parameters(), lr=0.5)
+    lin(spire.ones((1, 3))).sum().backward()
+    opt.step()
+    np.testing.assert_array_equal(np.asarray(w1.detach()), np.asarray(w2.detach()))
+    np.testing.assert_allclose(np.asarray(w1.detach()), np.asarray(lin.weight.detach()))
+
+
+def test_parameter_constructor_and_frozen_parameters():
+    assert nn.Parameter().shape == (0,)
+    p = nn.Parameter(spire.ones(2), requires_grad=False)
+    assert isinstance(p, nn.Parameter) and not p.requires_grad
+
+    class Frozen(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(spire.ones(2), requires_grad=False)  # still a parameter, as torch
+
+        def forward(self, x):
+            return x * self.w
+
+    m = Frozen()
+    assert names(m.named_parameters()) == ["w"] and not m.w.requires_grad
+    assert torch.nn.Parameter(torch.ones(2), requires_grad=False).requires_grad is False
+    # A frozen Parameter assigned to an engine layer's parameter freezes it in place.
+    lin = nn.Linear(2, 2)
+    w = lin.weight
+    lin.weight = nn.Parameter(spire.zeros((2, 2)), requires_grad=False)
+    assert not w.requires_grad and np.all(np.asarray(lin.weight.detach()) == 0)
+    # A Parameter assigned where a buffer was replaces the buffer (torch's rule).
+    net = Net()
+    net.scale = nn.Parameter(spire.tensor([3.0], dtype=spire.float64))
+    assert "scale" in names(net.named_parameters()) and "scale" not in names(net.named_buffers())
+    import copy
+    import pickle
+    q = copy.deepcopy(lin.bias)
+    assert isinstance(q, nn.Parameter) and q.requires_grad
+    r = pickle.loads(pickle.dumps(lin.bias))
+    assert isinstance(r, nn.Parameter)
+    np.testing.assert_array_equal(np.asarray(r.detach()), np.asarray(lin.bias.detach()))
+
+
+# ------------------------------------------------------------------------------------------------
+# Hooks, against torch: the same model in both frameworks records the same events; replacements,
+# removal, and full backward hooks' gradients.
+
+class TorchAffine(torch.nn.Module):
+    def __init__(self, a):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.tensor(np.asarray(a.weight.detach())))
+        self.bias = torch.nn.Parameter(torch.tensor(np.asarray(a.bias.detach())))
+
+    def forward(self, x):
+        return x @ self.weight.T + self.bias
+
+
+def _models():
+    """A Python parent calling children (one an engine Sequential holding an engine Linear and a
+    Python module), in spire and torch with the same weights."""
+    class SNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = Affine(3, 4, seed=5)
+            self.seq = nn.Sequential(nn.Linear(4, 4, dtype=spire.float64), Tanh(), Affine(4, 2, seed=6))
+
+        def forward(self, x):
+            return self.seq(self.fc(x))
+
+    class TNet(torch.nn.Module):
+        def __init__(self, s):
+            super().__init__()
+            self.fc = TorchAffine(s.fc)
+            lin = torch.nn.Linear(4, 4, dtype=torch.float64)
+            lin.load_state_dict({k: torch.tensor(np.asarray(v)) for k, v in s.seq[0].state_dict().items()})
+            self.seq = torch.nn.Sequential(lin, torch.nn.Tanh(), TorchAffine(s.seq[2]))
+
+        def forward(self, x):
+            return self.seq(self.fc(x))
+
+    s = SNet()
+    return s, TNet(s)
+
+
+def _install(model, log):
+    handles = []
+    for name, m in model.named_modules():
+        handles.append(m.register_forward_pre_hook(lambda mod, args, n=name: log.append(("pre", n))))
+        handles.append(m.register_forward_hook(lambda mod, args, out, n=name: log.append(("fwd", n))))
+        handles.append(m.register_full_backward_hook(lambda mod, gi, go, n=name: log.append(("bwd", n))))
+    return handles
+
+
+def test_hooks_fire_in_torchs_order_through_python_and_engine_parents():
+    s, t = _models()
+    x = np.random.default_rng(0).standard_normal((2, 3))
+    slog, tlog = [], []
+    sh, th = _install(s, slog), _install(t, tlog)
+    sx = spire.tensor(x, requires_grad=True)
+    tx = torch.tensor(x, requires_grad=True)
+    s(sx).sum().backward()
+    t(tx).sum().backward()
+    assert slog == tlog
+    assert ("fwd", "seq.0") in slog and ("bwd", "seq.2") in slog  # engine layer, Python module in Sequential
+    np.testing.assert_allclose(np.asarray(sx.grad), tx.grad.numpy(), rtol=1e-12)
+    for h in sh:
+        h.remove()
+    slog.clear()
+    s(sx).sum().backward()
+    assert slog == []
+
+
+def test_forward_hooks_replace_inputs_and_outputs_and_remove():
+    lin = nn.Linear(3, 2, dtype=spire.float64)
+    x = spire.tensor(np.arange(3.0))
+    base = np.asarray(lin(x).detach())
+    order = []
+
+    def pre(m, args):
+        order.append("pre")
+        assert m is lin and isinstance(args, tuple)
+        return args[0] * 2  # not a tuple: one argument
+
+    def fwd(m, args, out):
+        order.append("fwd")
+        np.testing.assert_array_equal(np.asarray(args[0]), 2 * np.arange(3.0))
+        return out + 1
+
+    def first(m, args):
+        order.append("first")
+
+    h1 = lin.register_forward_pre_hook(pre)
+    h2 = lin.register_forward_hook(fwd)
+    lin.register_forward_pre_hook(first, prepend=True)
+    want = np.asarray(lin.forward(x * 2).detach()) + 1
+    np.testing.assert_allclose(np.asarray(lin(x).detach()), want)
+    assert order == ["first", "pre", "fwd"]
+    h1.remove(), h2.remove(), h2.remove()
+    np.testing.assert_allclose(np.asarray(lin(x).detach()), base)
+    # Handles are context managers; keyword arguments reach forward untouched.
+
+    class Scaled(nn.Module):
+        def forward(self, x, *, factor=1.0):
+            return x * factor
+
+    m = Scaled()
+    with m.register_forward_hook(lambda mod, args, out: (out, "extra")):
+        out = m(spire.tensor(2.0), factor=3.0)
+        assert isinstance(out, tuple) and float(out[0]) == 6.0 and out[1] == "extra"
+    assert float(m(spire.tensor(2.0), factor=3.0)) == 6.0
+    # A hook on a child inside an engine Sequential replaces what the container passes on.
+    seq = nn.Sequential(nn.Linear(3, 3, dtype=spire.float64), Tanh())
+    seq[0].register_forward_hook(lambda mod, args, out: out * 0)
+    assert np.all(np.asarray(seq(x).detach()) == 0)
+    with pytest.raises(TypeError, match="must be callable"):
+        lin.register_forward_hook(3)
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+def test_full_backward_hook_gradients_match_torch():
+    s = nn.Linear(3, 2, dtype=spire.float64)
+    t = torch.nn.Linear(3, 2, dtype=torch.float64)
+    t.load_state_dict({k: torch.tensor(np.asarray(v)) for k, v in s.state_dict().items()})
+    x = np.random.default_rng(1).standard_normal((4, 3))
+    probe = np.random.default_rng(2).standard_normal((4, 2))
+    seen = {}
+
+    def hook(tag):
+        def f(m, gi, go):
+            seen[tag] = ([None if g is None else np.asarray(g) for g in gi], [np.asarray(g) for g in go])
+            return tuple(None if g is None else g * 3 for g in gi)
+        return f
+
+    s.register_full_backward_hook(hook("s"))
+    t.register_full_backward_hook(hook("t"))
+    sx, tx = spire.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    spire.sum(s(sx) * spire.tensor(probe)).backward()
+    (t(tx) * torch.tensor(probe)).sum().backward()
+    (sgi, sgo), (tgi, tgo) = seen["s"], seen["t"]
+    np.testing.assert_allclose(sgo[0], tgo[0], rtol=1e-12)
+    np.testing.assert_allclose(sgi[0], tgi[0], rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(sx.grad), tx.grad.numpy(), rtol=1e-12)  # both scaled by 3
+    np.testing.assert_allclose(np.asarray(s.weight.grad), t.weight.grad.numpy(), rtol=1e-12)
+    # An input that needs no gradient: grad_input is (None,), as torch.
+    seen.clear()
+    spire.sum(s(spire.tensor(x)) * spire.tensor(probe)).backward()
+    (t(torch.tensor(x)) * torch.tensor(probe)).sum().backward()
+    assert seen["s"][0] == [None] and seen["t"][0] == [None]

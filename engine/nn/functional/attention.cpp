@@ -80,23 +80,68 @@ AttentionOutput multi_head_attention(const Tensor& query, const Tensor& key, con
   int64_t N = q.shape(0), L = q.shape(1), S = k.shape(1), E = q.shape(2);
   SPIRE_CHECK(num_heads >= 1 && E % num_heads == 0, ValueError, op, ": embed_dim (", E,
               ") must be divisible by num_heads (", num_heads, ")");
-  SPIRE_CHECK(k.shape(0) == N && v.shape(0) == N && v.shape(1) == S && k.shape(2) == E && v.shape(2) == E,
-              ShapeError, op, ": key and value must be [S, N, E] matching query's N and E (kdim and vdim "
-              "other than embed_dim are not supported), got ", shape_str(key.shape()), ", ", shape_str(value.shape()));
-  SPIRE_CHECK(in_proj_weight.dim() == 2 && in_proj_weight.shape(0) == 3 * E && in_proj_weight.shape(1) == E,
-              ShapeError, op, ": in_proj_weight must be [3E, E] = [", 3 * E, ", ", E, "], got ",
-              shape_str(in_proj_weight.shape()));
+  bool separate = args.q_proj_weight.defined();
+  SPIRE_CHECK(k.shape(0) == N && v.shape(0) == N && v.shape(1) == S, ShapeError, op,
+              ": key and value must be [S, N, *] with query's N and the same S, got ", shape_str(key.shape()), ", ",
+              shape_str(value.shape()));
+  if (separate) {
+    SPIRE_CHECK(args.k_proj_weight.defined() && args.v_proj_weight.defined(), ValueError, op,
+                ": q_proj_weight, k_proj_weight and v_proj_weight go together");
+    auto check_w = [&](const Tensor& w, int64_t in, const char* name) {
+      SPIRE_CHECK(w.dim() == 2 && w.shape(0) == E && w.shape(1) == in, ShapeError, op, ": ", name, " must be [", E,
+                  ", ", in, "] for these inputs, got ", shape_str(w.shape()));
+    };
+    check_w(args.q_proj_weight, E, "q_proj_weight");
+    check_w(args.k_proj_weight, k.shape(2), "k_proj_weight");
+    check_w(args.v_proj_weight, v.shape(2), "v_proj_weight");
+  } else {
+    SPIRE_CHECK(k.shape(2) == E && v.shape(2) == E, ShapeError, op, ": key and value must have embed_dim = ", E,
+                " features with the packed in_proj_weight (give q/k/v_proj_weight for other kdim and vdim), got ",
+                shape_str(key.shape()), ", ", shape_str(value.shape()));
+    SPIRE_CHECK(in_proj_weight.defined() && in_proj_weight.dim() == 2 && in_proj_weight.shape(0) == 3 * E &&
+                    in_proj_weight.shape(1) == E,
+                ShapeError, op, ": in_proj_weight must be [3E, E] = [", 3 * E, ", ", E, "], got ",
+                in_proj_weight.defined() ? shape_str(in_proj_weight.shape()) : std::string("None"));
+  }
+  SPIRE_CHECK(!in_proj_bias.defined() || (in_proj_bias.dim() == 1 && in_proj_bias.shape(0) == 3 * E), ShapeError,
+              op, ": in_proj_bias must be [3E] = [", 3 * E, "], got ", shape_str(in_proj_bias.shape()));
+  SPIRE_CHECK(args.bias_k.defined() == args.bias_v.defined(), ValueError, op,
+              ": bias_k and bias_v go together (add_bias_kv)");
   int64_t H = num_heads, D = E / H;
+  // [N, T, *] -> [N, T, E]
   auto proj = [&](const Tensor& x, int64_t part) {
-    Tensor w = slice(in_proj_weight, 0, part * E, (part + 1) * E);
+    Tensor w = separate ? (part == 0 ? args.q_proj_weight : part == 1 ? args.k_proj_weight : args.v_proj_weight)
+                        : slice(in_proj_weight, 0, part * E, (part + 1) * E);
     Tensor b = in_proj_bias.defined() ? slice(in_proj_bias, 0, part * E, (part + 1) * E) : Tensor();
-    // [N, T, E] -> [N, H, T, D]
-    Tensor y = linear(x, w, b);
-    return permute(reshape(y, {N, x.shape(1), H, D}), {0, 2, 1, 3});
+    return linear(x, w, b);
   };
-  Tensor qh = proj(q, 0), kh = proj(k, 1), vh = proj(v, 2);
+  // [N, T, E] -> [N, H, T, D]
+  auto heads = [&](const Tensor& y) { return permute(reshape(y, {N, y.shape(1), H, D}), {0, 2, 1, 3}); };
+  Tensor qp = proj(q, 0), kp = proj(k, 1), vp = proj(v, 2);
+  int64_t extra = 0;  // source positions appended after the S keys
+  if (args.bias_k.defined()) {
+    for (const Tensor* b : {&args.bias_k, &args.bias_v})
+      SPIRE_CHECK(b->numel() == E, ShapeError, op, ": bias_k and bias_v must be [1, 1, ", E, "], got ",
+                  shape_str(b->shape()));
+    kp = concat({kp, expand(reshape(args.bias_k, {1, 1, E}), {N, 1, E})}, 1);
+    vp = concat({vp, expand(reshape(args.bias_v, {1, 1, E}), {N, 1, E})}, 1);
+    ++extra;
+  }
+  Tensor qh = heads(qp), kh = heads(kp), vh = heads(vp);
+  if (args.add_zero_attn) {
+    kh = concat({kh, zeros({N, H, 1, D}, kh.dtype(), kh.device())}, 2);
+    vh = concat({vh, zeros({N, H, 1, D}, vh.dtype(), vh.device())}, 2);
+    ++extra;
+  }
+  // Appends never-masked columns for the extra positions.
+  auto widen = [&](const Tensor& m) {
+    if (extra == 0) return m;
+    std::vector<std::pair<int64_t, int64_t>> pads(size_t(m.dim()), {0, 0});
+    pads.back().second = extra;
+    return pad(m, pads);
+  };
 
-  // One additive mask broadcasting to [N, H, L, S].
+  // One additive mask broadcasting to [N, H, L, S + extra].
   Tensor mask;
   auto add_mask = [&](const Tensor& m) { mask = mask.defined() ? mask + m : m; };
   if (args.attn_mask.defined()) {
@@ -110,14 +155,14 @@ AttentionOutput multi_head_attention(const Tensor& query, const Tensor& key, con
                   shape_str(m.shape()));
       m = reshape(m, {N, H, L, S});
     }
-    add_mask(m);
+    add_mask(widen(m));
   }
-  if (args.is_causal) add_mask(additive(causal_allowed(L, S), false, qh));
+  if (args.is_causal) add_mask(widen(additive(causal_allowed(L, S), false, qh)));
   if (args.key_padding_mask.defined()) {
-    Tensor kp = batched ? args.key_padding_mask : unsqueeze(args.key_padding_mask, 0);
-    SPIRE_CHECK(kp.dim() == 2 && kp.shape(0) == N && kp.shape(1) == S, ShapeError, op,
+    Tensor kpm = batched ? args.key_padding_mask : unsqueeze(args.key_padding_mask, 0);
+    SPIRE_CHECK(kpm.dim() == 2 && kpm.shape(0) == N && kpm.shape(1) == S, ShapeError, op,
                 ": key_padding_mask must be [N, S] = [", N, ", ", S, "], got ", shape_str(args.key_padding_mask.shape()));
-    add_mask(reshape(additive(kp, true, qh), {N, 1, 1, S}));
+    add_mask(reshape(widen(additive(kpm, true, qh)), {N, 1, 1, S + extra}));
   }
   double p = args.training ? args.dropout_p : 0.0;
   Tensor weights;

@@ -30,6 +30,16 @@ struct MultiheadAttentionArgs {
   bool training = true;
   bool batch_first = false;     // [N, L, E] instead of [L, N, E]
   Generator* gen = nullptr;
+  // Separate input projections (torch's use_separate_proj_weight, what nn.MultiheadAttention uses
+  // when kdim or vdim differ from embed_dim): q_proj_weight [E, E], k_proj_weight [E, kdim],
+  // v_proj_weight [E, vdim]. When q_proj_weight is defined, in_proj_weight is ignored (it may be
+  // undefined); in_proj_bias [3E] still holds the three biases.
+  Tensor q_proj_weight, k_proj_weight, v_proj_weight;
+  // add_bias_kv: bias_k and bias_v [1, 1, E] are appended to the projected keys and values as one
+  // more source position (both or neither).
+  Tensor bias_k, bias_v;
+  // Appends a position of zeros to every head's keys and values.
+  bool add_zero_attn = false;
 };
 
 struct AttentionOutput {
@@ -37,8 +47,10 @@ struct AttentionOutput {
   Tensor weights;  // undefined unless need_weights
 };
 
-// query [L, N, E] (or [N, L, E] with batch_first, or unbatched [L, E]); key and value [S, N, E].
+// query [L, N, E] (or [N, L, E] with batch_first, or unbatched [L, E]); key [S, N, kdim] and
+// value [S, N, vdim] (kdim = vdim = E unless separate projection weights are given).
 // in_proj_weight [3E, E] packs W_q, W_k, W_v; in_proj_bias [3E]; out_proj [E, E] and [E].
+// Masks are checked against S; positions added by bias_k/bias_v and add_zero_attn are never masked.
 AttentionOutput multi_head_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                      int64_t num_heads, const Tensor& in_proj_weight,
                                      const Tensor& in_proj_bias, const Tensor& out_proj_weight,

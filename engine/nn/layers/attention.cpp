@@ -6,27 +6,69 @@
 
 namespace spire::nn {
 
-MultiheadAttention::MultiheadAttention(int64_t e, int64_t h, double p, bool has_bias, bool bf, DType dtype,
-                                       Generator* g)
-    : Module("MultiheadAttention"), embed_dim(e), num_heads(h), dropout(p), batch_first(bf), gen(g) {
-  check_layer_dtype(dtype, "MultiheadAttention");
-  SPIRE_CHECK(h >= 1 && e % h == 0, ValueError, "MultiheadAttention: embed_dim (", e,
+MultiheadAttention::MultiheadAttention(int64_t e, int64_t h, const MultiheadAttentionOptions& o)
+    : Module("MultiheadAttention"), embed_dim(e), num_heads(h), kdim(o.kdim > 0 ? o.kdim : e),
+      vdim(o.vdim > 0 ? o.vdim : e), dropout(o.dropout), batch_first(o.batch_first), add_zero_attn(o.add_zero_attn),
+      qkv_same_embed_dim(kdim == e && vdim == e), gen(o.gen) {
+  check_layer_dtype(o.dtype, "MultiheadAttention");
+  SPIRE_CHECK(e >= 1 && h >= 1 && e % h == 0, ValueError, "MultiheadAttention: embed_dim (", e,
               ") must be divisible by num_heads (", h, ")");
-  SPIRE_CHECK(p >= 0.0 && p <= 1.0, ValueError, "MultiheadAttention: dropout must be in [0, 1], got ", p);
-  Generator& gg = generator_or_default(g);
-  in_proj_weight = register_parameter("in_proj_weight", empty({3 * e, e}, dtype));
-  in_proj_bias = register_parameter("in_proj_bias", has_bias ? empty({3 * e}, dtype) : Tensor());
-  out_proj = register_module("out_proj", std::make_shared<Linear>(e, e, has_bias, dtype, &gg));
-  init::xavier_uniform_(in_proj_weight, 1.0, gg);
+  SPIRE_CHECK(o.kdim >= 0 && o.vdim >= 0, ValueError, "MultiheadAttention: kdim and vdim must be positive, got ",
+              o.kdim, " and ", o.vdim);
+  SPIRE_CHECK(o.dropout >= 0.0 && o.dropout <= 1.0, ValueError, "MultiheadAttention: dropout must be in [0, 1], got ",
+              o.dropout);
+  Generator& gg = generator_or_default(o.gen);
+  // torch's registration order (state_dict keys follow it).
+  if (qkv_same_embed_dim) {
+    in_proj_weight = register_parameter("in_proj_weight", empty({3 * e, e}, o.dtype));
+    register_parameter("q_proj_weight", Tensor());
+    register_parameter("k_proj_weight", Tensor());
+    register_parameter("v_proj_weight", Tensor());
+  } else {
+    q_proj_weight = register_parameter("q_proj_weight", empty({e, e}, o.dtype));
+    k_proj_weight = register_parameter("k_proj_weight", empty({e, kdim}, o.dtype));
+    v_proj_weight = register_parameter("v_proj_weight", empty({e, vdim}, o.dtype));
+    register_parameter("in_proj_weight", Tensor());
+  }
+  in_proj_bias = register_parameter("in_proj_bias", o.bias ? empty({3 * e}, o.dtype) : Tensor());
+  out_proj = register_module("out_proj", std::make_shared<Linear>(e, e, o.bias, o.dtype, &gg));
+  bias_k = register_parameter("bias_k", o.add_bias_kv ? empty({1, 1, e}, o.dtype) : Tensor());
+  bias_v = register_parameter("bias_v", o.add_bias_kv ? empty({1, 1, e}, o.dtype) : Tensor());
+  // out_proj drew its Linear initialisation above; the rest is torch's _reset_parameters.
+  if (qkv_same_embed_dim) {
+    init::xavier_uniform_(in_proj_weight, 1.0, gg);
+  } else {
+    init::xavier_uniform_(q_proj_weight, 1.0, gg);
+    init::xavier_uniform_(k_proj_weight, 1.0, gg);
+    init::xavier_uniform_(v_proj_weight, 1.0, gg);
+  }
   if (in_proj_bias.defined()) init::zeros_(in_proj_bias);
   if (out_proj->bias.defined()) init::zeros_(out_proj->bias);
+  if (bias_k.defined()) init::xavier_normal_(bias_k, 1.0, gg);
+  if (bias_v.defined()) init::xavier_normal_(bias_v, 1.0, gg);
 }
 
+MultiheadAttention::MultiheadAttention(int64_t e, int64_t h, double p, bool has_bias, bool bf, DType dtype,
+                                       Generator* g)
+    : MultiheadAttention(e, h, [&] {
+        MultiheadAttentionOptions o;
+        o.dropout = p, o.bias = has_bias, o.batch_first = bf, o.dtype = dtype, o.gen = g;
+        return o;
+      }()) {}
+
 void MultiheadAttention::reset_parameters(Generator& g) {
-  init::xavier_uniform_(in_proj_weight, 1.0, g);
+  if (qkv_same_embed_dim) {
+    init::xavier_uniform_(in_proj_weight, 1.0, g);
+  } else {
+    init::xavier_uniform_(q_proj_weight, 1.0, g);
+    init::xavier_uniform_(k_proj_weight, 1.0, g);
+    init::xavier_uniform_(v_proj_weight, 1.0, g);
+  }
   if (in_proj_bias.defined()) init::zeros_(in_proj_bias);
   out_proj->reset_parameters(g);
   if (out_proj->bias.defined()) init::zeros_(out_proj->bias);
+  if (bias_k.defined()) init::xavier_normal_(bias_k, 1.0, g);
+  if (bias_v.defined()) init::xavier_normal_(bias_v, 1.0, g);
 }
 
 functional::AttentionOutput MultiheadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v,
@@ -43,6 +85,14 @@ functional::AttentionOutput MultiheadAttention::attend(const Tensor& q, const Te
   a.training = is_training();
   a.batch_first = batch_first;
   a.gen = gen;
+  if (!qkv_same_embed_dim) {
+    a.q_proj_weight = q_proj_weight;
+    a.k_proj_weight = k_proj_weight;
+    a.v_proj_weight = v_proj_weight;
+  }
+  a.bias_k = bias_k;
+  a.bias_v = bias_v;
+  a.add_zero_attn = add_zero_attn;
   return functional::multi_head_attention(q, k, v, num_heads, in_proj_weight, in_proj_bias, out_proj->weight,
                                           out_proj->bias, a);
 }
@@ -56,6 +106,7 @@ Tensors MultiheadAttention::forward(const Tensors& in) {
 }
 
 Tensor MultiheadAttention::forward(const Tensor& x) { return attend(x, x, x, Tensor(), false).output; }
+
 
 TransformerEncoderLayer::TransformerEncoderLayer(int64_t d, int64_t nhead, int64_t ff, double p, std::string act,
                                                  double eps, bool batch_first, bool nf, bool bias, DType dtype,
@@ -76,20 +127,20 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d, int64_t nhead, int64
 
 Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& mask, const Tensor& kpm, bool is_causal) {
   auto sa = [&](const Tensor& x) {
-    return dropout1->forward(self_attn->attend(x, x, x, kpm, false, mask, true, is_causal).output);
+    return (*dropout1)(self_attn->attend(x, x, x, kpm, false, mask, true, is_causal).output);
   };
   auto ffn = [&](const Tensor& x) {
-    Tensor h = linear1->forward(x);
+    Tensor h = (*linear1)(x);
     h = activation == "relu" ? functional::relu(h) : functional::gelu(h);
-    return dropout2->forward(linear2->forward(dropout->forward(h)));
+    return (*dropout2)((*linear2)((*dropout)(h)));
   };
   Tensor x = src;
   if (norm_first) {
-    x = x + sa(norm1->forward(x));
-    x = x + ffn(norm2->forward(x));
+    x = x + sa((*norm1)(x));
+    x = x + ffn((*norm2)(x));
   } else {
-    x = norm1->forward(x + sa(x));
-    x = norm2->forward(x + ffn(x));
+    x = (*norm1)(x + sa(x));
+    x = (*norm2)(x + ffn(x));
   }
   return x;
 }

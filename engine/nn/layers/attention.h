@@ -12,11 +12,27 @@
 
 namespace spire::nn {
 
-// Parameters in_proj_weight [3E, E] (xavier_uniform), in_proj_bias [3E] (zeros) and out_proj, a
-// Linear(E, E) whose bias starts at zero. key and value have embed_dim features (kdim and vdim
-// other than embed_dim, add_bias_kv and add_zero_attn are not supported).
+// torch.nn.MultiheadAttention's options after embed_dim and num_heads, with its defaults.
+struct MultiheadAttentionOptions {
+  double dropout = 0.0;
+  bool bias = true;
+  bool add_bias_kv = false;
+  bool add_zero_attn = false;
+  int64_t kdim = 0, vdim = 0;  // key and value features; 0 means embed_dim
+  bool batch_first = false;
+  DType dtype = DType::Float32;
+  Generator* gen = nullptr;  // the default generator when null
+};
+
+// Parameters as torch's, under torch's names (so torch state_dicts load): when kdim = vdim =
+// embed_dim, in_proj_weight [3E, E] packs the three input projections; otherwise q_proj_weight
+// [E, E], k_proj_weight [E, kdim] and v_proj_weight [E, vdim] (each xavier_uniform). in_proj_bias
+// [3E] (zeros), bias_k and bias_v [1, 1, E] with add_bias_kv (xavier_normal), and out_proj, a
+// Linear(E, E) whose bias starts at zero. The parameters a configuration does not have are
+// registered as none (undefined), as torch registers them as None.
 class MultiheadAttention : public Module {
  public:
+  MultiheadAttention(int64_t embed_dim, int64_t num_heads, const MultiheadAttentionOptions& options);
   MultiheadAttention(int64_t embed_dim, int64_t num_heads, double dropout = 0.0, bool bias = true,
                      bool batch_first = false, DType dtype = DType::Float32, Generator* gen = nullptr);
   void reset_parameters(Generator& gen);
@@ -30,11 +46,12 @@ class MultiheadAttention : public Module {
   Tensors forward(const Tensors& inputs) override;
   Tensor forward(const Tensor& x) override;
 
-  int64_t embed_dim, num_heads;
+  int64_t embed_dim, num_heads, kdim, vdim;
   double dropout;
-  bool batch_first;
+  bool batch_first, add_zero_attn;
+  bool qkv_same_embed_dim;  // torch's _qkv_same_embed_dim: packed in_proj_weight
   Generator* gen;
-  Tensor in_proj_weight, in_proj_bias;
+  Tensor in_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, in_proj_bias, bias_k, bias_v;
   std::shared_ptr<Linear> out_proj;
 };
 

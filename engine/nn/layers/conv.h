@@ -15,7 +15,10 @@ struct ConvLayerOptions {
   std::vector<int64_t> output_padding{0};  // transposed convolutions only
   int64_t groups = 1;
   bool bias = true;
-  std::string padding_mode = "zeros";  // "zeros", "reflect", "circular" (convolutions only)
+  std::string padding_mode = "zeros";  // "zeros", "reflect", "replicate", "circular" (convolutions only)
+  // torch's string padding, "same" or "valid", instead of `padding` (convolutions only; "same"
+  // needs stride 1). Empty: the numbers in `padding`.
+  std::string padding_rule;
   DType dtype = DType::Float32;
   Generator* gen = nullptr;  // the default generator when null
 };
@@ -38,6 +41,7 @@ class ConvNd : public Module {
   int64_t in_channels, out_channels, groups;
   std::vector<int64_t> kernel_size, stride, padding, dilation, output_padding;
   std::string padding_mode;
+  std::string padding_rule;  // "same", "valid" or empty (then `padding` holds the numbers)
   Tensor weight, bias;
 };
 

@@ -19,15 +19,51 @@ PyTorch::
 
 ``parameters()``, ``named_parameters()``, ``state_dict()``, ``load_state_dict()``, ``train()``,
 ``eval()`` and ``zero_grad()`` work across Python and C++ modules alike. A parameter stays the same
-tensor object for the life of the model: optimizers and ``load_state_dict`` rebind its values.
+tensor for the life of the model: optimizers and ``load_state_dict`` rebind its values.
+
+``Parameter`` is a subclass of ``spire.Tensor``: parameters read from a module (``model.weight``,
+``parameters()``, ``named_parameters()``) are ``Parameter`` instances, other tensors are not.
+Hooks work as in PyTorch: ``register_forward_pre_hook``, ``register_forward_hook`` and
+``register_full_backward_hook`` return a handle whose ``remove()`` unregisters the hook, and a hook
+on a child runs whether a Python ``forward`` or a C++ container (``Sequential``) calls it.
 """
 
 from .._C import _nn
+from .._C import Tensor as _Tensor
 
 Module = _nn.Module
 Parameter = _nn.Parameter
 Sequential = _nn.Sequential
 ModuleList = _nn.ModuleList
+
+
+
+def _parameter_repr(self):
+    return "Parameter containing:\n" + _Tensor.__repr__(self)
+
+
+def _parameter_deepcopy(self, memo):
+    if id(self) in memo:
+        return memo[id(self)]
+    out = Parameter(_Tensor.__deepcopy__(self, {}).detach(), self.requires_grad)
+    memo[id(self)] = out
+    return out
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+def _parameter_reduce(self):
+    # The data as a plain tensor (pickled by Tensor's own protocol), then wrapped again.
+    return _rebuild_parameter, (self.detach(), bool(self.requires_grad))
+
+
+Parameter.__repr__ = _parameter_repr
+Parameter.__str__ = _parameter_repr  # print() shows it too, as torch
+Parameter.__deepcopy__ = _parameter_deepcopy
+Parameter.__reduce__ = _parameter_reduce
+Parameter.__module__ = __name__
 
 # Everything public in the compiled submodule (layers and initialisers bound there too), so that
 # spire.nn.Linear and friends appear as soon as they are bound.

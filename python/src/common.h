@@ -113,6 +113,7 @@ py::dict state_dict_to_py(const optim::StateDict& state);
 optim::StateDict state_dict_from_py(py::handle obj, const std::string& who);
 void bind_nn(py::module_& m);        // spire._C._nn: Module, Sequential, ModuleList
 void bind_nn_layers(py::module_& m); // layers, functional forms and initialisers, into spire._C._nn
+void bind_nn_pooling(py::module_& m); // pooling and upsampling layers and functional forms (after bind_nn_layers)
 void bind_data(py::module_& m);      // datasets and loaders
 void bind_custom_ops(py::module_& m);  // user-defined ops
 void bind_train(py::module_& m);      // fit, callbacks, the FLOP counter, into spire._C._train

@@ -17,6 +17,7 @@ PYBIND11_MODULE(_C, m) {
   bind_optim(m);
   bind_nn(m);  // before bind_nn_layers, which adds to the submodule it makes
   bind_nn_layers(m);
+  bind_nn_pooling(m);
   bind_data(m);
   bind_custom_ops(m);
   bind_train(m);

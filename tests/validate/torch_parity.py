@@ -7,7 +7,7 @@
    final parameters.
 2. Layers: every spire.nn layer that torch has (Linear, Conv1d/2d/3d, ConvTranspose1d/2d/3d,
    LayerNorm, BatchNorm1d/2d/3d in train and eval mode, GroupNorm, Embedding, MultiheadAttention,
-   TransformerEncoderLayer, the activations) and the losses: outputs, input gradients and parameter
+   TransformerEncoderLayer, the activations, max/average/adaptive pooling, Upsample) and the losses: outputs, input gradients and parameter
    gradients (of a fixed random cotangent) agree to 1e-10.
 
 Relative differences are normwise: max|spire - torch| / max|torch|, so that entries near zero do not
@@ -142,6 +142,12 @@ def layer_checks():
          N_.Conv2d(3, 4, (3, 2), padding=(1, 2), padding_mode="circular", **SD), [(2, 3, 6, 5)]),
         ("Conv2d reflect", T.Conv2d(3, 4, 3, padding=1, padding_mode="reflect", bias=False, **D),
          N_.Conv2d(3, 4, 3, padding=1, padding_mode="reflect", bias=False, **SD), [(1, 3, 5, 5)]),
+        ("Conv1d same even kernel", T.Conv1d(2, 3, 4, padding="same", dilation=1, **D),
+         N_.Conv1d(2, 3, 4, padding="same", dilation=1, **SD), [(2, 2, 9)]),
+        ("Conv2d same replicate", T.Conv2d(3, 4, (2, 3), padding="same", dilation=(3, 1), padding_mode="replicate", **D),
+         N_.Conv2d(3, 4, (2, 3), padding="same", dilation=(3, 1), padding_mode="replicate", **SD), [(2, 3, 7, 6)]),
+        ("Conv3d valid", T.Conv3d(2, 3, 2, padding="valid", **D), N_.Conv3d(2, 3, 2, padding="valid", **SD),
+         [(1, 2, 4, 5, 3)]),
         ("Conv3d", T.Conv3d(2, 3, 2, stride=(1, 2, 1), padding=1, **D),
          N_.Conv3d(2, 3, 2, stride=(1, 2, 1), padding=1, **SD), [(2, 2, 4, 5, 3)]),
         ("ConvTranspose1d", T.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2, **D),
@@ -155,6 +161,27 @@ def layer_checks():
          N_.LayerNorm(6, elementwise_affine=False, **SD), [(4, 6)]),
         ("GroupNorm", T.GroupNorm(2, 6, **D), N_.GroupNorm(2, 6, **SD), [(3, 6, 4)]),
         ("GroupNorm 2d", T.GroupNorm(3, 6, eps=1e-3, **D), N_.GroupNorm(3, 6, eps=1e-3, **SD), [(2, 6, 3, 2)]),
+        ("MaxPool1d", T.MaxPool1d(3, 2, 1, ceil_mode=True), N_.MaxPool1d(3, 2, 1, ceil_mode=True), [(2, 3, 10)]),
+        ("MaxPool2d", T.MaxPool2d((3, 2), (2, 1), (1, 0), dilation=(1, 2)),
+         N_.MaxPool2d((3, 2), (2, 1), (1, 0), dilation=(1, 2)), [(2, 3, 7, 6)]),
+        ("MaxPool3d", T.MaxPool3d(2, padding=1), N_.MaxPool3d(2, padding=1), [(1, 2, 4, 5, 3)]),
+        ("AvgPool1d", T.AvgPool1d(4, 2, 2, ceil_mode=True, count_include_pad=False),
+         N_.AvgPool1d(4, 2, 2, ceil_mode=True, count_include_pad=False), [(2, 3, 11)]),
+        ("AvgPool2d", T.AvgPool2d(3, 2, 1, divisor_override=4), N_.AvgPool2d(3, 2, 1, divisor_override=4),
+         [(2, 3, 7, 6)]),
+        ("AvgPool3d", T.AvgPool3d((1, 2, 2), ceil_mode=True), N_.AvgPool3d((1, 2, 2), ceil_mode=True),
+         [(1, 2, 4, 5, 3)]),
+        ("AdaptiveAvgPool1d", T.AdaptiveAvgPool1d(4), N_.AdaptiveAvgPool1d(4), [(2, 3, 10)]),
+        ("AdaptiveAvgPool2d", T.AdaptiveAvgPool2d((None, 3)), N_.AdaptiveAvgPool2d((None, 3)), [(2, 3, 7, 5)]),
+        ("AdaptiveAvgPool3d", T.AdaptiveAvgPool3d(2), N_.AdaptiveAvgPool3d(2), [(1, 2, 5, 4, 3)]),
+        ("AdaptiveMaxPool1d", T.AdaptiveMaxPool1d(3), N_.AdaptiveMaxPool1d(3), [(2, 3, 10)]),
+        ("AdaptiveMaxPool2d", T.AdaptiveMaxPool2d((4, 3)), N_.AdaptiveMaxPool2d((4, 3)), [(2, 3, 7, 5)]),
+        ("AdaptiveMaxPool3d", T.AdaptiveMaxPool3d((2, 3, 2)), N_.AdaptiveMaxPool3d((2, 3, 2)), [(1, 2, 5, 4, 3)]),
+        ("Upsample nearest", T.Upsample(scale_factor=2), N_.Upsample(scale_factor=2), [(2, 3, 4, 5)]),
+        ("Upsample bilinear", T.Upsample(size=(7, 3), mode="bilinear", align_corners=True),
+         N_.Upsample(size=(7, 3), mode="bilinear", align_corners=True), [(2, 3, 4, 5)]),
+        ("Upsample trilinear", T.Upsample(scale_factor=1.5, mode="trilinear"),
+         N_.Upsample(scale_factor=1.5, mode="trilinear"), [(1, 2, 3, 4, 5)]),
         ("ReLU", T.ReLU(), N_.ReLU(), [(3, 7)]),
         ("GELU", T.GELU(), N_.GELU(), [(3, 7)]),
         ("GELU tanh", T.GELU("tanh"), N_.GELU("tanh"), [(3, 7)]),
@@ -219,10 +246,19 @@ def attention_checks():
             compare_layer(f"MultiheadAttention {tag}{kname}", tm, sm, [q, k, v], kw=kw, out_index=0)
             compare_layer(f"MultiheadAttention {tag}{kname} weights", tm, sm, [q, k, v], kw=kw, out_index=1,
                           grad=False)
-    # spire's MultiheadAttention takes keys and values of embed_dim features only (no kdim/vdim).
     tm, sm = T.MultiheadAttention(6, 3, bias=False, **D), N_.MultiheadAttention(6, 3, bias=False, **SD)
     compare_layer("MultiheadAttention no bias", tm, sm, [rnd(4, 2, 6, seed=1), rnd(3, 2, 6, seed=2),
                                                          rnd(3, 2, 6, seed=3)], out_index=0)
+    # kdim/vdim (separate q/k/v projection weights, loaded from torch's state_dict), add_bias_kv,
+    # add_zero_attn.
+    for opts in [dict(kdim=5, vdim=3), dict(kdim=4, vdim=7, add_bias_kv=True, add_zero_attn=True)]:
+        tm, sm = T.MultiheadAttention(6, 3, **opts, **D), N_.MultiheadAttention(6, 3, **opts, **SD)
+        tag = ", ".join(f"{k}={v}" for k, v in opts.items())
+        kpm = np.zeros((2, 3), dtype=bool)
+        kpm[1, -1] = True
+        compare_layer(f"MultiheadAttention {tag}", tm, sm, [rnd(4, 2, 6, seed=1), rnd(3, 2, opts["kdim"], seed=2),
+                                                           rnd(3, 2, opts["vdim"], seed=3)],
+                      kw={"key_padding_mask": kpm}, out_index=0)
 
 
 def transformer_checks():
@@ -326,7 +362,15 @@ OPTIMIZERS = [
     ("Adam", lambda p: torch.optim.Adam(p, lr=5e-3), lambda p: spire.optim.Adam(p, lr=5e-3)),
     ("AdamW", lambda p: torch.optim.AdamW(p, lr=5e-3, weight_decay=0.05),
      lambda p: spire.optim.AdamW(p, lr=5e-3, weight_decay=0.05)),
+    ("AdamW two param groups", lambda p: torch.optim.AdamW(two_groups(p), lr=5e-3, weight_decay=0.05),
+     lambda p: spire.optim.AdamW(two_groups(p), lr=5e-3, weight_decay=0.05)),
 ]
+
+
+def two_groups(params):
+    """torch's parameter groups: the first layer at a tenth of the rate, the rest without weight decay."""
+    ps = list(params)
+    return [{"params": ps[:2], "lr": 5e-4}, {"params": ps[2:], "weight_decay": 0.0}]
 
 
 def training_checks():

@@ -4,5 +4,6 @@
 #include "engine/nn/functional/attention.h"
 #include "engine/nn/functional/linear.h"
 #include "engine/nn/functional/normalization.h"
+#include "engine/nn/functional/pooling.h"
 #include "engine/nn/functional/sparse.h"
 #include "engine/nn/functional/spectral.h"

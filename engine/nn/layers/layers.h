@@ -6,5 +6,6 @@
 #include "engine/nn/layers/flatten.h"
 #include "engine/nn/layers/linear.h"
 #include "engine/nn/layers/normalization.h"
+#include "engine/nn/layers/pooling.h"
 #include "engine/nn/layers/sparse.h"
 #include "engine/nn/layers/spectral.h"

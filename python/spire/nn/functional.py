@@ -2,7 +2,8 @@
 
 Activations (``relu``, ``gelu`` with ``approximate="none"|"tanh"``, ``silu``, ``softplus`` with
 ``beta`` and ``threshold``, ``leaky_relu``, ``elu``, ``sigmoid``, ``tanh``, ``sin``, ``softmax``,
-``log_softmax``), ``linear``, ``conv1d/2d/3d``, ``conv_transpose1d/2d/3d``, ``spectral_conv`` (the
+``log_softmax``), ``linear``, ``conv1d/2d/3d`` (numeric padding or ``"same"``/``"valid"``),
+``conv_transpose1d/2d/3d``, ``spectral_conv`` (the
 FNO layer), ``layer_norm``, ``batch_norm``, ``group_norm``, ``embedding``, ``dropout``,
 ``scaled_dot_product_attention`` and ``multi_head_attention``. Every one is composed of engine ops,
 so reverse and forward mode, Taylor mode and vmap all see through it.
@@ -38,6 +39,17 @@ embedding = _F.embedding
 dropout = _F.dropout
 scaled_dot_product_attention = _F.scaled_dot_product_attention
 multi_head_attention = _F.multi_head_attention
+
+# Pooling and resampling (python/src/nn_pooling.cpp): max_pool1d/2d/3d (and *_with_indices),
+# avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d, adaptive_max_pool1d/2d/3d (and *_with_indices),
+# max_unpool1d/2d/3d, interpolate.
+for _d in ("1d", "2d", "3d"):
+    for _n in ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool", "max_unpool"):
+        globals()[_n + _d] = getattr(_F, _n + _d)
+    for _n in ("max_pool", "adaptive_max_pool"):
+        globals()[_n + _d + "_with_indices"] = getattr(_F, _n + _d + "_with_indices")
+del _d, _n
+interpolate = _F.interpolate
 
 __all__ = [n for n in dir(_F) if not n.startswith("_")]
 

@@ -1,14 +1,15 @@
 #include "engine/nn/checkpoint.h"
 
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 
+#include "engine/data/atomic_file.h"
 #include "engine/data/hdf5_lock.h"
+#include "engine/data/hdf5_util.h"
 #include "engine/ops/device.h"
 #include "engine/ops/shape.h"
 
@@ -20,31 +21,8 @@ using Lock = std::lock_guard<std::recursive_mutex>;
 constexpr const char* kFormat = "spire.checkpoint";
 constexpr int64_t kVersion = 1;
 
-// Closes an HDF5 identifier with the function of its kind when it goes out of scope.
-struct H {
-  hid_t id = -1;
-  herr_t (*close)(hid_t) = nullptr;
-  H() = default;
-  H(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-  H(const H&) = delete;
-  H& operator=(const H&) = delete;
-  ~H() {
-    if (id >= 0 && close) close(id);
-  }
-  operator hid_t() const { return id; }
-};
-
-// Silences HDF5's error printing while alive (Spire reports errors itself); unlike H5E_BEGIN_TRY it
-// restores the printer when an exception leaves the scope.
-struct QuietErrors {
-  H5E_auto2_t func = nullptr;
-  void* data = nullptr;
-  QuietErrors() {
-    H5Eget_auto2(H5E_DEFAULT, &func, &data);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func, data); }
-};
+using H = data::Hdf5Id;
+using QuietErrors = data::QuietHdf5Errors;
 
 // The in-file element type of a dtype (complex as its real type; bool as uint8).
 hid_t file_type_of(DType t) {
@@ -290,24 +268,11 @@ void write_file(const std::string& tmp, const CheckpointData& data) {
 }  // namespace
 
 void write_checkpoint(const std::string& path, const CheckpointData& data) {
-  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
+  data::write_atomically(path, "save_checkpoint", [&](const std::string& tmp) {
     Lock lock(data::hdf5_mutex());
     QuietErrors quiet;
-    try {
-      write_file(tmp, data);
-    } catch (...) {
-      std::remove(tmp.c_str());
-      throw;
-    }
-  }
-  // The file is closed (and so whole) here; rename is atomic within a filesystem.
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw IOError(detail::cat("save_checkpoint: cannot rename '", tmp, "' to '", path, "': ", ec.message()));
-  }
+    write_file(tmp, data);  // closed (and so whole) when it returns
+  });
 }
 
 CheckpointData read_checkpoint(const std::string& path) {

@@ -229,15 +229,30 @@ def test_flop_count_of_linear_models():
     assert T.count_flops(conv, (2, 3, 8, 8)) == 2 * (2 * 4 * 64 * 3 * 9 + 2 * 2 * 9 * 4 * 9)
 
 
-def test_flops_utilization_logs():
+def test_flops_utilization_counts_the_executed_flops():
     x, y, _ = _regression()
     model = spire.nn.Sequential(spire.nn.Linear(3, 1))
     opt = spire.optim.SGD(model.parameters(), lr=0.1)
     data = [(spire.from_numpy(x), spire.from_numpy(y))] * 4
     fu = T.FlopsUtilization(peak=1e9)
     hist = T.fit(model, spire.nn.MSELoss(), opt, data, epochs=2, callbacks=[fu], verbose=0)
-    assert fu.total == 4 * 3 * 2 * 64 * 3
+    # Per step: the forward matmul (2·64·3·1) and the weight gradient, one product of the same size;
+    # the data needs no gradient, so there is no third product.
+    assert fu.last_step == 2 * (2 * 64 * 3) and fu.total == 4 * fu.last_step
     assert hist["flops"][0] > 0 and hist["flops_utilization"][0] == hist["flops"][0] / 1e9
+
+
+def test_flop_counter_agrees_with_torch_flop_counter():
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    tm = torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.Tanh(), torch.nn.Linear(7, 3)).double()
+    sm = spire.nn.Sequential(spire.nn.Linear(5, 7), spire.nn.Tanh(), spire.nn.Linear(7, 3)).double()
+    x = np.random.default_rng(0).standard_normal((9, 5))
+    with FlopCounterMode(display=False) as tc:
+        tm(torch.from_numpy(x)).square().sum().backward()
+    with T.FlopCounter() as sc:
+        sm(spire.from_numpy(x)).square().sum().backward()
+    assert sc.total == tc.get_total_flops()
 
 
 def test_measure_peak_flops_cached():
@@ -275,14 +290,258 @@ def test_scheduler_steps_per_epoch_and_errors():
         T.fit(model, spire.nn.MSELoss(), opt, data, callbacks=[T.EarlyStopping()], verbose=0)
 
 
-def test_model_checkpoint_uses_spire_save_checkpoint(tmp_path, monkeypatch):
-    calls = []
+def test_model_checkpoint_hdf5_resumes_with_spire_load_checkpoint(tmp_path):
+    x, y, _ = _regression()
+    data = spire.data.DataLoader(spire.data.ArrayDataset(spire.from_numpy(x), spire.from_numpy(y)), batch_size=16,
+                                 shuffle=True, seed=2)
 
-    class Fake:
-        @staticmethod
-        def save_checkpoint(path, model, optimizer=None, epoch=0):
-            calls.append((os.path.basename(path), optimizer is not None, epoch))
+    def run(seed=0):
+        spire.manual_seed(seed)
+        model = spire.nn.Sequential(spire.nn.Linear(3, 8), spire.nn.Tanh(), spire.nn.Dropout(0.1), spire.nn.Linear(8, 1))
+        return model, spire.optim.Adam(model.parameters(), lr=1e-2)
 
-    monkeypatch.setattr(T.callbacks, "_spire_checkpoint", lambda: Fake)
-    _scripted_fit([2.0, 1.0], [T.ModelCheckpoint(str(tmp_path / "c.h5"), include_optimizer=True)])
-    assert calls == [("c.h5", True, 1), ("c.h5", True, 2)]
+    model, opt = run()
+    straight = T.fit(model, spire.nn.MSELoss(), opt, data, epochs=4, verbose=0)
+    first, opt1 = run()
+    ck = T.ModelCheckpoint(str(tmp_path / "c.h5"), include_optimizer=True)
+    T.fit(first, spire.nn.MSELoss(), opt1, data, epochs=2, callbacks=[ck], verbose=0)
+    assert [e for e, _ in ck.saved] == [0, 1] and os.listdir(tmp_path) == ["c.h5"]
+    resumed, opt2 = run(seed=5)
+    info = spire.load_checkpoint(tmp_path / "c.h5", resumed, opt2)
+    assert info["epoch"] == 2
+    rest = T.fit(resumed, spire.nn.MSELoss(), opt2, data, epochs=2, initial_epoch=2, verbose=0)
+    assert rest.epoch == [2, 3] and rest["loss"] == straight["loss"][2:]
+    for (k, a), (_, b) in zip(model.state_dict().items(), resumed.state_dict().items()):
+        assert np.array_equal(np.asarray(a), np.asarray(b)), k
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Python callbacks, models, losses and data through the engine's loop
+
+
+class _Recorder(T.Callback):
+    """Records every hook call; adds a log entry; stops after `stop_after` epochs."""
+
+    def __init__(self, stop_after=None):
+        super().__init__()
+        self.calls, self.stop_after, self.shapes = [], stop_after, []
+
+    def on_train_begin(self, logs):
+        self.calls.append(("train_begin", self.params["epochs"], self.params["steps"], self.model is not None))
+
+    def on_epoch_begin(self, epoch, logs):
+        self.calls.append(("epoch_begin", epoch))
+
+    def on_batch_begin(self, batch, logs):
+        self.calls.append(("batch_begin", batch))
+
+    def on_batch_end(self, batch, logs):
+        self.calls.append(("batch_end", batch, logs["size"]))
+        self.shapes.append((tuple(logs["inputs"][0].shape), tuple(logs["target"].shape), tuple(logs["outputs"][0].shape)))
+        assert logs["mean_loss"] >= 0
+
+    def on_epoch_end(self, epoch, logs):
+        self.calls.append(("epoch_end", epoch))
+        logs["doubled_loss"] = 2 * logs["loss"]
+        del logs["train_time"]
+        if self.stop_after is not None and epoch + 1 >= self.stop_after:
+            self.stop_training = True
+
+    def on_train_end(self, logs):
+        self.calls.append(("train_end", len(logs["history"].epoch)))
+
+
+def test_python_callback_hooks_logs_and_stop():
+    x, y, _ = _regression(n=10)
+    model = spire.nn.Linear(3, 1)
+    opt = spire.optim.SGD(model.parameters(), lr=0.01)
+    data = spire.data.DataLoader(spire.data.ArrayDataset(spire.from_numpy(x), spire.from_numpy(y)), batch_size=4)
+    rec = _Recorder(stop_after=2)
+    hist = T.fit(model, spire.nn.MSELoss(), opt, data, epochs=5, callbacks=[rec], verbose=0)
+    epoch = [("epoch_begin", 0)] + [c for b, n in ((0, 4), (1, 4), (2, 2)) for c in (("batch_begin", b), ("batch_end", b, n))]
+    assert rec.calls == ([("train_begin", 5, 3, True)] + epoch + [("epoch_end", 0)]
+                         + [(c[0], 1) + c[2:] if c[0].startswith("epoch") else c for c in epoch] + [("epoch_end", 1)]
+                         + [("train_end", 2)])
+    assert rec.shapes[2] == ((2, 3), (2, 1), (2, 1))
+    # The added entry reached the History; the deleted one is gone.
+    assert hist["doubled_loss"] == [2 * v for v in hist["loss"]] and "train_time" not in hist
+    assert hist.epoch == [0, 1] and rec.model is model and rec.optimizer is opt
+
+
+class _SubclassedStopping(T.EarlyStopping):
+    def __init__(self):
+        super().__init__(monitor="loss", patience=0)
+        self.seen = []
+
+    def on_epoch_end(self, epoch, logs):
+        logs["loss"] = [3.0, 2.0, 2.5, 1.0][epoch]     # scripted, then the built-in rule
+        super().on_epoch_end(epoch, logs)
+        self.seen.append((epoch, self.wait, self.stop_training))
+
+
+def test_subclass_of_a_builtin_callback_extends_it():
+    model = spire.nn.Linear(1, 1)
+    data = [(spire.ones(2, 1), spire.ones(2, 1))]
+    es = _SubclassedStopping()
+    hist = T.fit(model, spire.nn.MSELoss(), spire.optim.SGD(model.parameters(), lr=0.0), data, epochs=4,
+                 callbacks=[es], verbose=0)
+    assert es.seen == [(0, 0, False), (1, 0, False), (2, 1, True)] and es.stopped_epoch == 2
+    assert hist["loss"] == [3.0, 2.0, 2.5]
+
+
+def test_callback_without_super_init_and_errors_from_python_hooks():
+    class Plain(T.Callback):
+        def __init__(self):      # no super().__init__(): allowed, as in Keras
+            self.n = 0
+
+        def on_epoch_end(self, epoch, logs):
+            self.n += 1
+
+    class Broken(T.Callback):
+        def on_batch_end(self, batch, logs):
+            raise RuntimeError("broken callback")
+
+    class NoInit(T.ModelCheckpoint):
+        def __init__(self):
+            pass
+
+    model = spire.nn.Linear(1, 1)
+    opt = spire.optim.SGD(model.parameters(), lr=0.0)
+    data = [(spire.ones(2, 1), spire.ones(2, 1))]
+    p = Plain()
+    T.fit(model, spire.nn.MSELoss(), opt, data, epochs=2, callbacks=[p], verbose=0)
+    assert p.n == 2 and p.stop_training is False
+    with pytest.raises(RuntimeError, match="broken callback"):
+        T.fit(model, spire.nn.MSELoss(), opt, data, callbacks=[Broken()], verbose=0)
+    with pytest.raises(TypeError, match="must call super"):
+        NoInit()
+    with pytest.raises(TypeError, match="Callback"):
+        T.fit(model, spire.nn.MSELoss(), opt, data, callbacks=[object()], verbose=0)
+
+
+class _TwoInputs(spire.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = spire.nn.Linear(3, 1)
+        self.b = spire.nn.Linear(2, 1)
+
+    def forward(self, x, z):
+        return self.a(x) + self.b(z), z.sum(-1, keepdims=True)
+
+
+def test_python_model_with_two_inputs_and_outputs_and_a_lambda_loss():
+    rng = np.random.default_rng(1)
+    x, z = rng.standard_normal((32, 3)).astype(np.float32), rng.standard_normal((32, 2)).astype(np.float32)
+    y = (x @ np.array([[1.0], [2.0], [-1.0]], np.float32) - z[:, :1] + 0.5).astype(np.float32)
+    spire.manual_seed(0)
+    model = _TwoInputs()
+    opt = spire.optim.Adam(model.parameters(), lr=0.05)
+    seen = []
+
+    def loss(out, target):
+        seen.append(type(out).__name__)
+        pred, _ = out
+        return ((pred - target) ** 2).mean()
+
+    def first_output_mean(out, target):
+        return float(np.asarray(out[0]).mean())
+
+    ds = spire.data.ArrayDataset(spire.from_numpy(x), spire.from_numpy(z), spire.from_numpy(y))
+    hist = T.fit(model, loss, opt, spire.data.DataLoader(ds, batch_size=8), epochs=150, verbose=0,
+                 metrics=[first_output_mean])
+    assert set(seen) == {"tuple"} and hist["loss"][-1] < 1e-4 < hist["loss"][0]
+    assert "first_output_mean" in hist
+    with pytest.raises(TypeError, match="must return a spire.Tensor"):
+        T.fit(model, lambda out, t: 1.0, opt, [(x, z, y)], verbose=0)
+
+
+class _Batches:
+    """An iterable that is not a DataLoader: NumPy batches, re-iterable, no len()."""
+
+    def __init__(self, x, y, size):
+        self.x, self.y, self.size = x, y, size
+
+    def __iter__(self):
+        for i in range(0, len(self.x), self.size):
+            yield self.x[i:i + self.size], self.y[i:i + self.size]
+
+
+class _PyDataset(spire.data.Dataset):
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+
+def test_iterables_that_are_not_dataloaders_and_python_datasets():
+    x, y, w = _regression()
+
+    def train(data, epochs=60):
+        spire.manual_seed(0)
+        model = spire.nn.Linear(3, 1)
+        opt = spire.optim.SGD(model.parameters(), lr=0.1)
+        hist = T.fit(model, spire.nn.MSELoss(), opt, data, epochs=epochs, verbose=0)
+        return model, hist
+
+    model, hist = train(_Batches(x, y, 16))
+    np.testing.assert_allclose(np.asarray(model.weight.detach()).T, w, atol=1e-3)
+    # A list of lists of NumPy arrays, and a Python dataset loaded by the Python loader's thread
+    # (the loop runs without the GIL, so that thread can work meanwhile).
+    _, h_list = train([[x[i:i + 16], y[i:i + 16]] for i in range(0, 64, 16)], epochs=3)
+    loader = spire.data.DataLoader(_PyDataset(x, y), batch_size=16, prefetch=2)
+    _, h_py = train(loader, epochs=3)
+    np.testing.assert_allclose(h_list["loss"], h_py["loss"], rtol=1e-6)
+    with pytest.raises(TypeError, match="iterable"):
+        train(42)
+    assert T.evaluate(model, spire.nn.MSELoss(), _Batches(x, y, 64))["loss"] < 1e-6
+
+
+def test_monitored_key_error_names_the_keys_and_history_api():
+    model = spire.nn.Linear(1, 1)
+    data = [(spire.ones(2, 1), spire.ones(2, 1))]
+    opt = spire.optim.SGD(model.parameters(), lr=0.0)
+    with pytest.raises(KeyError, match=r"'val_loss'.*available: loss, lr, time, train_time"):
+        T.fit(model, spire.nn.MSELoss(), opt, data, callbacks=[T.ReduceLROnPlateau()], verbose=0)
+    with pytest.raises(ValueError, match="epochs"):
+        T.fit(model, spire.nn.MSELoss(), opt, data, epochs=1.5, verbose=0)
+    with pytest.raises(ValueError, match="unknown metric 'f1'"):
+        T.fit(model, spire.nn.MSELoss(), opt, data, metrics=["f1"], verbose=0)
+    h = T.History()
+    h.append(0, {"loss": 1.0})
+    h.append(1, {"loss": 0.5, "flops": 3})
+    assert h.epoch == [0, 1] and len(h) == 2 and "flops" in h and list(h) == ["loss", "flops"]
+    assert np.isnan(h["flops"][0]) and h.history["loss"] == [1.0, 0.5]
+    with pytest.raises(KeyError):
+        h["val_loss"]
+
+
+def test_verbose_auto_is_quiet_off_a_terminal(capsys):
+    model = spire.nn.Linear(1, 1)
+    data = [(spire.ones(2, 1), spire.ones(2, 1))]
+    opt = spire.optim.SGD(model.parameters(), lr=0.0)
+    T.fit(model, spire.nn.MSELoss(), opt, data, epochs=2)
+    assert capsys.readouterr().out == ""
+    T.fit(model, spire.nn.MSELoss(), opt, data, epochs=2, verbose=1)
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and out[1].startswith("Epoch 2/2 1/1 [")
+
+
+def test_count_flops_runs_any_model():
+    class Net(spire.nn.Module):     # a convolution inside a custom module: counted on a dry run
+        def __init__(self):
+            super().__init__()
+            self.conv = spire.nn.Conv2d(3, 4, 3, padding=1)
+            self.head = spire.nn.Linear(4 * 8 * 8, 5)
+            self.bn = spire.nn.BatchNorm2d(4)
+
+        def forward(self, x):
+            return self.head(self.bn(self.conv(x)).reshape(x.shape[0], -1))
+
+    net = Net()
+    stats = np.asarray(net.bn.running_mean).copy()
+    assert T.count_flops(net, (2, 3, 8, 8)) == 2 * (2 * 4 * 64 * 3 * 9) + 2 * 2 * 256 * 5
+    assert net.training and np.array_equal(np.asarray(net.bn.running_mean), stats)   # a dry run in eval mode

@@ -10,14 +10,16 @@ of tuples ``(inputs..., target)``) for ``spire.nn`` modules and ``spire.optim`` 
                               metrics=["accuracy"])
     history["val_loss"]   # one value per epoch
 
-See docs/training.md for the callbacks and the FLOP counting rule.
+The loop and every callback are the engine's (``engine/train/``, ``spire::train`` in C++), so C++
+and Python train alike; Python subclasses of :class:`Callback` override any hook. See
+docs/training.md for the callbacks and the FLOP counting rule.
 """
 
-from .callbacks import (Callback, EarlyStopping, HistoryLogger, ModelCheckpoint, ProgressBar,  # noqa: F401
-                        ReduceLROnPlateau, load_weights, save_weights)
-from .flops import FlopsUtilization, count_flops, measure_peak_flops  # noqa: F401
-from .loop import History, accuracy, evaluate, fit  # noqa: F401
+from .._C._train import (Callback, EarlyStopping, FlopCounter, FlopsUtilization, History,  # noqa: F401
+                         HistoryLogger, MissingKeyError, ModelCheckpoint, ProgressBar, ReduceLROnPlateau, accuracy,
+                         count_flops, evaluate, fit, measure_peak_flops)
+from ._weights import load_weights, save_weights  # noqa: F401
 
 __all__ = ["fit", "evaluate", "History", "Callback", "EarlyStopping", "ReduceLROnPlateau", "ModelCheckpoint",
-           "ProgressBar", "HistoryLogger", "FlopsUtilization", "accuracy", "count_flops", "measure_peak_flops",
-           "save_weights", "load_weights"]
+           "ProgressBar", "HistoryLogger", "FlopsUtilization", "FlopCounter", "MissingKeyError", "accuracy",
+           "count_flops", "measure_peak_flops", "save_weights", "load_weights"]

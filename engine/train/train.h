@@ -1,0 +1,17 @@
+// spire::train: fit and evaluate with Keras-style callbacks (one include for all of it).
+#pragma once
+#include "engine/train/callback.h"
+#include "engine/train/early_stopping.h"
+#include "engine/train/fit.h"
+#include "engine/train/flops.h"
+#include "engine/train/format.h"
+#include "engine/train/history.h"
+#include "engine/train/history_logger.h"
+#include "engine/train/logs.h"
+#include "engine/train/loss.h"
+#include "engine/train/model_checkpoint.h"
+#include "engine/train/progress_bar.h"
+#include "engine/train/reduce_lr.h"
+#include "engine/train/source.h"
+#include "engine/train/stream.h"
+#include "engine/train/weights.h"

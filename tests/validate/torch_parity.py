@@ -1,14 +1,14 @@
 """Parity with PyTorch (issue 4), in float64 with the weights copied from torch into spire.
 
-1. Training: an MLP (Linear + Tanh/ReLU, MSE loss) and a small CNN (Conv2d, ReLU, a strided Conv2d in
-   place of pooling, which spire.nn does not have, Linear, cross-entropy) trained for 100 full-batch
+1. Training: an MLP (Linear + Tanh/ReLU, MSE loss) and a small CNN (Conv2d, ReLU, MaxPool2d, Conv2d,
+   Linear, cross-entropy) trained for 100 full-batch
    steps on fixed random data by SGD (momentum; Nesterov with weight decay), Adam and AdamW from
    spire.optim and torch.optim: the loss curves agree to 1e-6 relative at every step, and so do the
    final parameters.
 2. Layers: every spire.nn layer that torch has (Linear, Conv1d/2d/3d, ConvTranspose1d/2d/3d,
    LayerNorm, BatchNorm1d/2d/3d in train and eval mode, GroupNorm, Embedding, MultiheadAttention,
-   TransformerEncoderLayer, the activations, max/average/adaptive pooling, Upsample) and the losses: outputs, input gradients and parameter
-   gradients (of a fixed random cotangent) agree to 1e-10.
+   TransformerEncoderLayer, the activations, max/average/adaptive pooling, Upsample) and the losses:
+   outputs, input gradients and parameter gradients (of a fixed random cotangent) agree to 1e-10.
 
 Relative differences are normwise: max|spire - torch| / max|torch|, so that entries near zero do not
 turn rounding into large ratios. One "figure:" line per comparison; exit 1 if any fails.
@@ -319,11 +319,12 @@ class TorchCNN(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.conv1 = torch.nn.Conv2d(1, 4, 3, padding=1, **D)
-        self.conv2 = torch.nn.Conv2d(4, 8, 3, stride=2, padding=1, **D)  # downsampling in place of pooling
+        self.pool = torch.nn.MaxPool2d(2)
+        self.conv2 = torch.nn.Conv2d(4, 8, 3, padding=1, **D)
         self.fc = torch.nn.Linear(8 * 4 * 4, 3, **D)
 
     def forward(self, x):
-        h = torch.relu(self.conv2(torch.relu(self.conv1(x))))
+        h = torch.relu(self.conv2(self.pool(torch.relu(self.conv1(x)))))
         return self.fc(h.reshape(h.shape[0], -1))
 
 
@@ -331,11 +332,12 @@ class SpireCNN(nn.Module):
     def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(1, 4, 3, padding=1, **SD)
-        self.conv2 = nn.Conv2d(4, 8, 3, stride=2, padding=1, **SD)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(4, 8, 3, padding=1, **SD)
         self.fc = nn.Linear(8 * 4 * 4, 3, **SD)
 
     def forward(self, x):
-        h = F.relu(self.conv2(F.relu(self.conv1(x))))
+        h = F.relu(self.conv2(self.pool(F.relu(self.conv1(x)))))
         return self.fc(h.reshape(h.shape[0], -1))
 
 

@@ -1,6 +1,7 @@
 // The tensor: a strided view of shared storage, plus the autodiff record of how it was made.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ struct AutogradMeta {
   int output_nr = 0;
   std::shared_ptr<Tensor> grad;   // accumulated by backward() on leaves (and retained non-leaves)
   std::weak_ptr<Node> grad_accumulator;  // the leaf's sink node, made on first use
+  // Run by backward() after it accumulates into a leaf's grad (autodiff/hooks.h), in order.
+  std::vector<std::pair<int64_t, std::function<void(const Tensor&)>>> post_accumulate_hooks;
   // Forward-mode tangents, one per active forward level (see autodiff/forward.h).
   std::vector<std::pair<int, std::shared_ptr<Tensor>>> tangents;
   // Taylor coefficients x1..xK, one series per active taylor level (see autodiff/taylor.h).

@@ -71,13 +71,39 @@ def _format(self, spec):
     return str(self)
 
 
+class _GradHookHandle:
+    """What register_post_accumulate_grad_hook returns: remove() unregisters the hook."""
+
+    def __init__(self, tensor, hook_id):
+        self._tensor, self.id = tensor, hook_id
+
+    def remove(self):
+        _C._autograd._remove_post_accumulate_grad_hook(self._tensor, self.id)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _register_post_accumulate_grad_hook(self, hook):
+    """Calls ``hook(tensor)`` each time ``backward()`` has accumulated a gradient into this leaf's
+    ``.grad`` (torch's ``register_post_accumulate_grad_hook``), in the order the backward pass reaches
+    the leaves; ``spire.grad`` runs none. Returns a handle whose ``remove()`` unregisters it."""
+    if not callable(hook):
+        raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got {type(hook).__name__}")
+    return _GradHookHandle(self, _C._autograd._add_post_accumulate_grad_hook(self, hook))
+
+
 def _array_wrap(self):
     return self
 
 
 for _name, _fn in [("__iter__", _iter), ("__setitem__", _setitem), ("__contains__", _contains),
                    ("__copy__", _copy), ("__deepcopy__", _deepcopy), ("__reduce__", _reduce),
-                   ("__format__", _format)]:
+                   ("__format__", _format),
+                   ("register_post_accumulate_grad_hook", _register_post_accumulate_grad_hook)]:
     setattr(Tensor, _name, _fn)
 
 

@@ -1,6 +1,7 @@
 // Autodiff from Python: grad mode and anomaly switches, autograd.grad/backward, forward-mode duals,
 // and the functional transforms over flat tensor lists (spire/_transforms.py adds pytrees).
 #include "common.h"
+#include "engine/autodiff/hooks.h"
 #include "engine/autodiff/backward.h"
 #include "engine/autodiff/forward.h"
 #include "engine/autodiff/functional.h"
@@ -91,6 +92,14 @@ void bind_autodiff(py::module_& m) {
     }
     return to_list(r);
   });
+  ag.def("_add_post_accumulate_grad_hook", [](const Tensor& leaf, py::object fn) {
+    auto f = hold(std::move(fn));
+    return autodiff::add_post_accumulate_grad_hook(leaf, [f](const Tensor& t) {
+      py::gil_scoped_acquire gil;  // backward runs with the GIL released
+      (*f)(t);
+    });
+  });
+  ag.def("_remove_post_accumulate_grad_hook", &autodiff::remove_post_accumulate_grad_hook);
   ag.def("backward", [](py::handle outputs, py::handle grad_outputs, bool retain_graph, bool create_graph) {
     Tensors outs = from_list(outputs);
     Tensors gos = grad_outputs.is_none() ? Tensors{} : from_list(grad_outputs, true);

@@ -118,3 +118,21 @@ def test_grad_through_numpy_interop_ops():
     loss.backward()
     ones = np.ones((2, 2))
     np.testing.assert_allclose(w.grad.numpy(), ones @ a.T + a.T @ ones)
+
+
+def test_post_accumulate_grad_hooks_run_after_accumulation_in_backward_order():
+    w1 = spire.ones(3, 3, dtype=spire.float64).requires_grad_()
+    w2 = spire.full((3, 1), 2.0, dtype=spire.float64).requires_grad_()
+    x = spire.ones(4, 3, dtype=spire.float64)
+    seen = []
+    h1 = w1.register_post_accumulate_grad_hook(lambda t: seen.append(("w1", float(t.grad.sum()))))
+    with w2.register_post_accumulate_grad_hook(lambda t: seen.append(("w2", float(t.grad.sum())))):
+        ((x @ w1) @ w2).sum().backward()
+    assert seen == [("w2", 36.0), ("w1", 72.0)]   # the last layer's gradient is ready first
+    ((x @ w1) @ w2).sum().backward()               # w2's hook was removed by the with block
+    assert seen[2:] == [("w1", 144.0)]
+    h1.remove()
+    ((x @ w1) @ w2).sum().backward()
+    assert len(seen) == 3
+    with pytest.raises(ValueError, match="leaf tensor that requires grad"):
+        spire.ones(2).register_post_accumulate_grad_hook(print)

@@ -2,7 +2,10 @@
 // <conv(x, w), y> = <x, conv_transpose(y, w)>, gradients against the same loops, and errors.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <complex>
+#include <cstring>
 #include <random>
 
 #include "engine/ops/conv.h"
@@ -196,7 +199,7 @@ TEST(Conv, GradientsMatchDirectLoops) {
 }
 
 TEST(Conv, BatchIndependentOfChunking) {
-  // Each sample of a batch gives what it gives alone (the kernel batches samples into one GEMM,
+  // Each sample of a batch gives what it gives alone (the kernel may batch samples into one GEMM,
   // whose blocking may differ with its width: equal to rounding, not bits).
   Tensor x = from_vector(randn(5 * 3 * 7 * 6, 21), {5, 3, 7, 6});
   Tensor w = from_vector(randn(4 * 3 * 3 * 3, 22), {4, 3, 3, 3});
@@ -237,6 +240,70 @@ TEST(Conv, LargeBatchInChunks) {
     for (size_t i = 0; i < gw1.size(); ++i) gw_sum[i] += gw1[i];
   }
   for (size_t i = 0; i < gw.size(); ++i) EXPECT_NEAR(gw[i], gw_sum[i], 1e-9);
+}
+
+// The CPU kernel cuts the batch into tasks of B samples (B > 1 when the output is small), runs the
+// tasks on threads when there are enough, sums weight-gradient chunks in a fixed order and reads
+// 1x1 unit-stride inputs in place. Each geometry below takes one of those paths; every result must
+// match the direct loop, and be bit-identical whatever the thread count.
+TEST(Conv, TaskPathsMatchAndIgnoreThreadCount) {
+  struct TaskCase {
+    Case c;
+    const char* path;
+  };
+  const std::vector<TaskCase> tcs = {
+      {{{12, 4, 9, 9}, {6, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 2}, "tasks of 4 samples, 2 groups"},
+      {{{70, 3, 2, 2}, {5, 3, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, "1x1, batches of 64 and 6"},
+      {{{20, 3, 16, 16}, {4, 3, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1}, "1x1 in place, one sample per task"},
+      {{{20, 2, 33, 33}, {3, 2, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1}, "stride 2, 20 batches in 16 chunks"},
+      {{{9, 2, 7, 40}, {4, 2, 2, 3}, {1, 3}, {0, 2}, {2, 1}, 1}, "stride 3 with padding and dilation"},
+  };
+  uint64_t seed = 300;
+  for (const TaskCase& tc : tcs) {
+    const Case& c = tc.c;
+    auto xv = randn(numel_of(c.xs), seed++), wv = randn(numel_of(c.ws), seed++);
+    Shape ys;
+    auto want = naive_conv(xv, c.xs, wv, c.ws, c.stride, c.padding, c.dilation, c.groups, ys);
+    auto rv = randn(numel_of(ys), seed++);
+    // y, dL/dx and dL/dw of L = <conv(x, w), r> with `threads` OpenMP threads.
+    auto run = [&](int threads, DType dt) {
+      int saved = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      Tensor x = cast(from_vector(xv, c.xs), dt).set_requires_grad(), w = cast(from_vector(wv, c.ws), dt).set_requires_grad();
+      Tensor y = conv(x, w, options(c));
+      sum(mul(y, cast(from_vector(rv, ys), dt))).backward();
+      omp_set_num_threads(saved);
+      return std::vector<Tensor>{y, x.grad(), w.grad()};
+    };
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      auto one = run(1, dt), many = run(3, dt);
+      for (size_t k = 0; k < 3; ++k) {
+        ASSERT_EQ(one[k].numel(), many[k].numel());
+        const char *a = static_cast<const char*>(one[k].raw_data()), *b = static_cast<const char*>(many[k].raw_data());
+        EXPECT_EQ(std::memcmp(a, b, size_t(one[k].numel()) * itemsize(dt)), 0) << tc.path << " output " << k;
+      }
+    }
+    auto got = run(2, DType::Float64);
+    SCOPED_TRACE(tc.path);
+    expect_near(got[0].to_vector(), want, 1e-12);
+    // dL/dx by the adjoint identity <conv(x, w), r> = <x, dL/dx>, tested per sample.
+    double lhs = 0, rhs = 0;
+    auto gx = got[1].to_vector();
+    for (size_t i = 0; i < want.size(); ++i) lhs += want[i] * rv[i];
+    for (size_t i = 0; i < xv.size(); ++i) rhs += xv[i] * gx[i];
+    EXPECT_NEAR(lhs, rhs, 1e-9);
+    // dL/dw_j = <conv(x, e_j), r>, conv being linear in w.
+    auto gw = got[2].to_vector();
+    for (int64_t j = 0; j < numel_of(c.ws); ++j) {
+      std::vector<double> e(size_t(numel_of(c.ws)), 0.0);
+      e[size_t(j)] = 1;
+      Shape s;
+      auto col = naive_conv(xv, c.xs, e, c.ws, c.stride, c.padding, c.dilation, c.groups, s);
+      double wj = 0;
+      for (size_t i = 0; i < col.size(); ++i) wj += col[i] * rv[i];
+      EXPECT_NEAR(gw[size_t(j)], wj, 1e-9) << "weight " << j;
+    }
+  }
 }
 
 TEST(Conv, StridedInputs) {

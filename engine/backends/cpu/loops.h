@@ -155,6 +155,29 @@ void map_impl(Tensor& out, F& f, std::index_sequence<I...>, const std::array<Ten
   for_each_row(plan, [&](const std::array<int64_t, N>& off, int64_t n, const std::array<int64_t, N>& st) {
     Out* o = po + off[0];
     std::tuple<const In*...> q{std::get<I>(pin) + off[I + 1]...};
+    // Rows along which the output is contiguous and a binary op's operands are contiguous or one
+    // repeated number (a per-channel bias over an image row): loops that vectorise.
+    if constexpr (sizeof...(In) == 2) {
+      if (st[0] == 1 && st[1] <= 1 && st[2] <= 1 && n > 1) {
+        auto [a, b] = q;
+        if (st[1] == 1 && st[2] == 0) {
+          auto vb = *b;
+#pragma omp simd
+          for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], vb);
+        } else if (st[1] == 0 && st[2] == 1) {
+          auto va = *a;
+#pragma omp simd
+          for (int64_t i = 0; i < n; ++i) o[i] = f(va, b[i]);
+        } else if (st[1] == 1 && st[2] == 1) {
+#pragma omp simd
+          for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+        } else {
+          auto v = f(*a, *b);
+          for (int64_t i = 0; i < n; ++i) o[i] = v;
+        }
+        return;
+      }
+    }
     for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(std::get<I>(q)[i * st[I + 1]]...);
   });
 }

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "engine/parallel/runtime.h"
 #include "engine/train/weights.h"
 
 namespace spire::train {
@@ -14,6 +15,8 @@ ModelCheckpoint::ModelCheckpoint(ModelCheckpointOptions options) : options_(std:
   best_ = mode_ == "min" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
   if (!options_.writer) options_.writer = [](const std::string& path, nn::Module& model, optim::Optimizer* opt,
                                              optim::LRScheduler* sched, int64_t epoch) {
+    // Replicas hold the same weights: one file, from rank 0 (a custom writer sees every rank).
+    if (parallel::is_initialized() && parallel::rank() != 0) return;
     save_weights(path, model, opt, sched, epoch);
   };
 }

@@ -57,12 +57,14 @@ class Dataset(abc.ABC):
 def DistributedSampler(dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
     """PyTorch's DistributedSampler: rank ``rank`` of ``num_replicas`` gets every
     ``num_replicas``-th index of the (seed, epoch) permutation, padded to equal lengths (or cut,
-    with ``drop_last``). ``num_replicas`` and ``rank`` default to the ``WORLD_SIZE`` and ``RANK``
+    with ``drop_last``). ``num_replicas`` and ``rank`` default to the world of ``spire.parallel``
+    once it is initialised (mpirun sets no WORLD_SIZE), else to the ``WORLD_SIZE`` and ``RANK``
     environment variables (as torchrun sets them), else to 1 and 0."""
+    world = _C._parallel.world() if _C._parallel.is_initialized() else None
     if num_replicas is None:
-        num_replicas = int(os.environ.get("WORLD_SIZE", 1))
+        num_replicas = world.size if world is not None else int(os.environ.get("WORLD_SIZE", 1))
     if rank is None:
-        rank = int(os.environ.get("RANK", 0))
+        rank = world.rank if world is not None else int(os.environ.get("RANK", 0))
     return _CDistributedSampler(dataset, num_replicas, rank, shuffle, seed, drop_last)
 
 

@@ -117,6 +117,9 @@ void bind_nn_pooling(py::module_& m); // pooling and upsampling layers and funct
 void bind_data(py::module_& m);      // datasets and loaders
 void bind_custom_ops(py::module_& m);  // user-defined ops
 void bind_train(py::module_& m);      // fit, callbacks, the FLOP counter, into spire._C._train
+void bind_parallel(py::module_& m);   // runtime, communicators, device mesh, into spire._C._parallel
+void bind_data_parallel(py::module_& m);  // DataParallel, into spire._C._parallel (after bind_parallel)
+void bind_parallel_ops(py::module_& m);  // differentiable collectives, into spire._C._parallel (after bind_parallel)
 
 }  // namespace spire::python
 

@@ -21,4 +21,7 @@ PYBIND11_MODULE(_C, m) {
   bind_data(m);
   bind_custom_ops(m);
   bind_train(m);
+  bind_parallel(m);
+  bind_parallel_ops(m);
+  bind_data_parallel(m);
 }

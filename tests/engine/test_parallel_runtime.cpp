@@ -1,0 +1,112 @@
+// The parallel runtime in a plain process (no launcher): init() picks the self backend without
+// starting MPI, and the world is one rank whose collectives are copies. The multi-rank behaviour
+// is tested by spire_parallel_tests under mpirun (tests/parallel).
+#include <gtest/gtest.h>
+
+#include <mpi.h>
+
+#include <cstdlib>
+
+#include "engine/parallel/mesh.h"
+#include "engine/parallel/runtime.h"
+#include "engine/parallel/self_communicator.h"
+
+using namespace spire;
+using parallel::ReduceOp;
+
+namespace {
+
+bool under_launcher() { return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_RANK"); }
+
+TEST(ParallelRuntime, PlainProcessIsOneSelfRank) {
+  if (under_launcher()) GTEST_SKIP() << "started by an MPI launcher";
+  parallel::init();
+  parallel::init();  // idempotent
+  EXPECT_TRUE(parallel::is_initialized());
+  EXPECT_EQ(parallel::world().backend(), "self");
+  EXPECT_EQ(parallel::rank(), 0);
+  EXPECT_EQ(parallel::size(), 1);
+  EXPECT_EQ(parallel::local_rank(), 0);
+  int mpi_started = 1;
+  MPI_Initialized(&mpi_started);
+  EXPECT_FALSE(mpi_started) << "the self backend must not start MPI";
+  EXPECT_EQ(parallel::world().device(), kCPU);
+}
+
+TEST(ParallelRuntime, InitRejectsUnknownBackend) {
+  parallel::finalize();
+  EXPECT_THROW(parallel::init({.backend = "tcp"}), ValueError);
+  EXPECT_FALSE(parallel::is_initialized());
+  parallel::init({.backend = "self", .timeout_seconds = 7});
+  if (!std::getenv("SPIRE_COLLECTIVE_TIMEOUT")) EXPECT_EQ(parallel::collective_timeout(), 7);
+  parallel::finalize();
+  parallel::finalize();  // safe twice
+  EXPECT_FALSE(parallel::is_initialized());
+}
+
+TEST(SelfCommunicator, CollectivesAreCopies) {
+  auto c = parallel::SelfCommunicator::create();
+  Tensor x = from_vector<double>({1.5, -2, 3}, {3});
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min}) {
+    c->all_reduce(x, op);
+    EXPECT_EQ(x.to_vector(), (std::vector<double>{1.5, -2, 3}));
+  }
+  c->all_reduce_async(x, ReduceOp::Sum)->wait();
+  EXPECT_EQ(x.to_vector(), (std::vector<double>{1.5, -2, 3}));
+  Tensor out = zeros({3}, DType::Float64);
+  c->all_gather(x, out);
+  EXPECT_EQ(out.to_vector(), x.to_vector());
+  Tensor rs = zeros({3}, DType::Float64);
+  c->reduce_scatter(x, rs, ReduceOp::Sum);
+  EXPECT_EQ(rs.to_vector(), x.to_vector());
+  Tensor a2a = zeros({3}, DType::Float64);
+  c->all_to_all(x, a2a);
+  EXPECT_EQ(a2a.to_vector(), x.to_vector());
+  c->broadcast(x, 0);
+  c->barrier();
+  EXPECT_EQ(x.to_vector(), (std::vector<double>{1.5, -2, 3}));
+}
+
+TEST(SelfCommunicator, RefusesWhatOneRankCannotDo) {
+  auto c = parallel::SelfCommunicator::create();
+  Tensor x = zeros({2}, DType::Complex64);
+  EXPECT_THROW(c->all_reduce(x, ReduceOp::Max), ValueError);
+  Tensor i = zeros({2}, DType::Int64);
+  EXPECT_THROW(c->all_reduce(i, ReduceOp::Mean), DTypeError);
+  c->all_reduce(i, ReduceOp::Sum);
+  EXPECT_THROW(c->send(i, 0, 0), ValueError);
+  EXPECT_THROW(c->recv(i, 0, 0), ValueError);
+  EXPECT_THROW(c->broadcast(i, 1), ValueError);
+  Tensor wrong = zeros({3}, DType::Int64);
+  EXPECT_THROW(c->all_gather(i, wrong), ShapeError);
+  Tensor f = zeros({2});
+  EXPECT_THROW(c->all_gather(i, f), DTypeError);
+}
+
+TEST(SelfCommunicator, SplitMakesANewCommunicator) {
+  auto c = parallel::SelfCommunicator::create();
+  auto s = c->split(3, 0);
+  ASSERT_TRUE(s);
+  EXPECT_NE(s->id(), c->id());
+  EXPECT_EQ(s->size(), 1);
+  EXPECT_EQ(parallel::Communicator::find(s->id()).get(), s.get());
+  EXPECT_EQ(c->split(-1, 0), nullptr);
+  const int64_t gone = s->id();
+  s.reset();
+  EXPECT_THROW(parallel::Communicator::find(gone), ValueError);
+}
+
+TEST(ParallelRuntime, MeshOverOneRankHasAxesOfSizeOne) {
+  if (under_launcher()) GTEST_SKIP() << "started by an MPI launcher";
+  parallel::init();
+  parallel::DeviceMesh mesh({1, 1}, {"data", "model"});
+  EXPECT_EQ(mesh.coords(), (std::vector<int>{0, 0}));
+  EXPECT_EQ(mesh.comm("data").size(), 1);
+  EXPECT_EQ(mesh.comm("model").backend(), "self");
+  EXPECT_EQ(mesh.axis("model"), 1);
+  EXPECT_THROW(mesh.comm("pipe"), ValueError);
+  EXPECT_THROW(parallel::DeviceMesh({2}, {"data"}), ValueError);
+  EXPECT_THROW(parallel::DeviceMesh({1}, {"a", "b"}), ValueError);
+}
+
+}  // namespace

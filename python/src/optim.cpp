@@ -559,6 +559,22 @@ void bind_schedulers(py::module_& o) {
 
 }  // namespace
 
+// Adam and AdamW share their keywords; only the default weight decay differs (as torch's).
+template <class Opt, class Cls>
+void bind_adam_init(Cls& cls, const char* who, double default_weight_decay) {
+  cls.def(py::init([who](py::handle params, double lr, py::handle betas, double eps, double weight_decay,
+                         bool amsgrad, bool maximize) {
+            auto [b1, b2] = to_betas(betas, who);
+            optim::AdamOptions d{.lr = lr, .beta1 = b1, .beta2 = b2, .eps = eps, .weight_decay = weight_decay,
+                                 .amsgrad = amsgrad, .maximize = maximize};
+            d.check(who);
+            return new Opt(to_groups(params, d, who), d);
+          }),
+          py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = py::make_tuple(0.9, 0.999),
+          py::arg("eps") = 1e-8, py::arg("weight_decay") = default_weight_decay, py::arg("amsgrad") = false,
+          py::kw_only(), py::arg("maximize") = false);
+}
+
 void bind_optim(py::module_& m) {
   using namespace pybind11::literals;
   py::module_ o = m.def_submodule("_optim", "Raw optimizer bindings (use spire.optim).");
@@ -626,32 +642,12 @@ void bind_optim(py::module_& m) {
 
   py::class_<optim::Adam, optim::Optimizer> adam(o, "Adam", py::dynamic_attr(),
                                                    "Adam (Kingma & Ba), weight decay as an L2 penalty.");
-  adam.def(py::init([](py::handle params, double lr, py::handle betas, double eps, double weight_decay,
-                       bool amsgrad, bool maximize) {
-             auto [b1, b2] = to_betas(betas, "Adam");
-             optim::AdamOptions d{.lr = lr, .beta1 = b1, .beta2 = b2, .eps = eps, .weight_decay = weight_decay,
-                                  .amsgrad = amsgrad, .maximize = maximize};
-             d.check("Adam");
-             return new optim::Adam(to_groups(params, d, "Adam"), d);
-           }),
-           py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = py::make_tuple(0.9, 0.999),
-           py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("amsgrad") = false, py::kw_only(),
-           py::arg("maximize") = false);
+  bind_adam_init<optim::Adam>(adam, "Adam", 0.0);
   bind_group_methods(adam);
 
   py::class_<optim::AdamW, optim::Adam> adamw(o, "AdamW", py::dynamic_attr(),
                                                 "Adam with decoupled weight decay (Loshchilov & Hutter).");
-  adamw.def(py::init([](py::handle params, double lr, py::handle betas, double eps, double weight_decay,
-                        bool amsgrad, bool maximize) {
-              auto [b1, b2] = to_betas(betas, "AdamW");
-              optim::AdamOptions d{.lr = lr, .beta1 = b1, .beta2 = b2, .eps = eps, .weight_decay = weight_decay,
-                                   .amsgrad = amsgrad, .maximize = maximize};
-              d.check("AdamW");
-              return new optim::AdamW(to_groups(params, d, "AdamW"), d);
-            }),
-            py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = py::make_tuple(0.9, 0.999),
-            py::arg("eps") = 1e-8, py::arg("weight_decay") = 1e-2, py::arg("amsgrad") = false, py::kw_only(),
-            py::arg("maximize") = false);
+  bind_adam_init<optim::AdamW>(adamw, "AdamW", 1e-2);
 
   py::class_<optim::LBFGS, optim::Optimizer> lbfgs(o, "LBFGS", py::dynamic_attr(),
                                                      "L-BFGS with an optional strong-Wolfe line search; one parameter group.");

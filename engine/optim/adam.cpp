@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/ops/elementwise.h"
+#include "engine/ops/optim_update.h"
 
 namespace spire::optim {
 
@@ -79,6 +80,18 @@ Tensor Adam::step(const Closure& closure) {
     }
     // Lazily, as PyTorch does when amsgrad is switched on for a group later.
     if (o.amsgrad && !s.v_max.defined()) s.v_max = zeros_like(p);
+    // One pass over memory where the device has the fused kernel (step_each has already negated
+    // the gradient of a maximizing group); the same formula in engine ops elsewhere.
+    if (fused_update_available("adam_update", p) && g.dtype() == p.dtype() && s.m.dtype() == p.dtype()) {
+      AdamHyper h{.lr = o.lr, .beta1 = o.beta1, .beta2 = o.beta2, .eps = o.eps, .weight_decay = o.weight_decay,
+                  .decoupled = decoupled_, .amsgrad = o.amsgrad, .step = s.step};
+      AdamUpdate u = adam_update(p, g, s.m, s.v, o.amsgrad ? s.v_max : Tensor(), h);
+      s.m = u.exp_avg;
+      s.v = u.exp_avg_sq;
+      if (o.amsgrad) s.v_max = u.max_exp_avg_sq;
+      p.set_data(u.param);
+      return;
+    }
     Tensor q = p;
     if (o.weight_decay != 0) {
       if (decoupled_) q = mul(p, 1 - o.lr * o.weight_decay);

@@ -1,6 +1,7 @@
 #include "engine/optim/rmsprop.h"
 
 #include "engine/ops/elementwise.h"
+#include "engine/ops/optim_update.h"
 
 namespace spire::optim {
 
@@ -41,6 +42,20 @@ Tensor RMSprop::step(const Closure& closure) {
     }
     // Buffers appear lazily, so momentum switched on later (OneCycleLR) starts from zero, as in PyTorch.
     if (o.momentum > 0 && !s.momentum_buffer.defined()) s.momentum_buffer = zeros_like(p);
+    if (o.centered && !s.grad_avg.defined()) s.grad_avg = zeros_like(p);
+    // One pass over memory where the device has the fused kernel (step_each has already negated
+    // the gradient of a maximizing group); the same formula in engine ops elsewhere.
+    if (fused_update_available("rmsprop_update", p) && g.dtype() == p.dtype() && s.square_avg.dtype() == p.dtype()) {
+      RMSpropHyper h{.lr = o.lr, .alpha = o.alpha, .eps = o.eps, .weight_decay = o.weight_decay,
+                     .momentum = o.momentum, .centered = o.centered};
+      RMSpropUpdate u = rmsprop_update(p, g, s.square_avg, o.centered ? s.grad_avg : Tensor(),
+                                       o.momentum > 0 ? s.momentum_buffer : Tensor(), h);
+      s.square_avg = u.square_avg;
+      if (o.centered) s.grad_avg = u.grad_avg;
+      if (o.momentum > 0) s.momentum_buffer = u.momentum_buffer;
+      p.set_data(u.param);
+      return;
+    }
     if (o.weight_decay != 0) g = add(g, mul(p, o.weight_decay));
     s.square_avg = add(mul(s.square_avg, o.alpha), mul(square(g), 1 - o.alpha));
     Tensor avg;

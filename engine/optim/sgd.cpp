@@ -1,6 +1,7 @@
 #include "engine/optim/sgd.h"
 
 #include "engine/ops/elementwise.h"
+#include "engine/ops/optim_update.h"
 
 namespace spire::optim {
 
@@ -48,6 +49,18 @@ Tensor SGD::step(const Closure& closure) {
   momentum_buffer_.resize(params_.size());  // groups added since the last step
   return step_each(closure, [&](size_t group, size_t i, Tensor& p, Tensor g) {
     const SGDOptions& o = options_[group];
+    // One pass over memory where the device has the fused kernel (step_each has already negated
+    // the gradient of a maximizing group); the same formula in engine ops elsewhere.
+    Tensor& buf = momentum_buffer_[i];
+    if (fused_update_available("sgd_update", p) && g.dtype() == p.dtype() &&
+        (!buf.defined() || buf.dtype() == p.dtype())) {
+      SGDHyper h{.lr = o.lr, .momentum = o.momentum, .dampening = o.dampening, .weight_decay = o.weight_decay,
+                 .nesterov = o.nesterov};
+      SGDUpdate u = sgd_update(p, g, o.momentum != 0 ? buf : Tensor(), h);
+      if (o.momentum != 0) buf = u.momentum_buffer;
+      p.set_data(u.param);
+      return;
+    }
     if (o.weight_decay != 0) g = add(g, mul(p, o.weight_decay));
     if (o.momentum != 0) {
       Tensor& b = momentum_buffer_[i];

@@ -124,6 +124,7 @@ TEST(Optim, AdamMatchesPyTorchFormulas) {
       {.lr = 0.05, .beta1 = 0.8, .beta2 = 0.99, .eps = 1e-6, .weight_decay = 0.1},
       {.lr = 0.1, .amsgrad = true},
       {.lr = 0.02, .maximize = true},
+      {.lr = 0.05, .beta1 = 0.3, .weight_decay = 0.05, .amsgrad = true},  // PyTorch's lerp for weights >= 0.5
   };
   for (auto& o : cases) expect_near(run<optim::Adam>(kStart, o, 9), reference_adam(kStart, o, false, 9), 1e-14);
 }

@@ -5,11 +5,13 @@
 #include "engine/core/error.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
+#include "engine/ops/relu.h"
 
 namespace spire::nn::functional {
 
-// The gradient is 0 at 0 as in PyTorch (maximum(x, 0) would split it in halves there).
-Tensor relu(const Tensor& x) { return where(gt(x, 0.0), x, 0.0); }
+// One primitive each way (ops/relu.h); the gradient is 0 at 0 as in PyTorch (maximum(x, 0) would
+// split it in halves there).
+Tensor relu(const Tensor& x) { return spire::relu(x); }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
   if (approximate == "none") return x * (0.5 + 0.5 * spire::erf(x * M_SQRT1_2));

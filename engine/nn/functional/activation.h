@@ -7,7 +7,8 @@
 
 namespace spire::nn::functional {
 
-// max(x, 0); the gradient at 0 is 0, as PyTorch's.
+// max(x, 0), the primitive spire::relu (ops/relu.h): NaN stays NaN and the gradient at 0 is 0, as
+// PyTorch's.
 Tensor relu(const Tensor& x);
 // x Phi(x). approximate = "none" (the erf form) or "tanh" (Hendrycks and Gimpel's approximation).
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");

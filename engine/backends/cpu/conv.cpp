@@ -171,8 +171,10 @@ struct Plan {
   int64_t ws = 0;             // workspace elements per task (rounded to 64 bytes)
   int nt = 1;                 // threads running tasks (1: tasks in turn, inner parallelism)
 };
-// per_sample_ws: workspace elements a task needs per sample (B > 1); one_ws: with B = 1.
-Plan make_plan(const Sizes& z, int64_t per_sample_ws, int64_t one_ws, size_t item) {
+// The three kernels share one plan: per sample a task needs the column matrix (K x L) and the
+// output-channel rows (C_out/groups x L); one sample of a pointwise (1x1) geometry needs nothing.
+Plan make_plan(const Sizes& z, bool pointwise, size_t item) {
+  const int64_t per_sample_ws = z.K * z.L + z.Cout_g * z.L, one_ws = pointwise ? 0 : z.K * z.L;
   Plan p;
   int64_t N = std::max<int64_t>(z.N, 1), per = std::max<int64_t>(1, per_sample_ws * int64_t(item));
   p.B = std::clamp<int64_t>((kMinWidth + z.L - 1) / std::max<int64_t>(z.L, 1), 1, N);
@@ -257,7 +259,7 @@ void conv_forward(const Tensor& xt, const Tensor& wt, Tensor& yt, const Attrs& a
   T* y = yt.data<T>();
   bool pw = pointwise(g);
   int64_t work = z.N * z.Cout * z.K * z.L;
-  Plan p = make_plan(z, z.K * z.L + z.Cout_g * z.L, pw ? 0 : z.K * z.L, sizeof(T));
+  Plan p = make_plan(z, pw, sizeof(T));
   p.nt = task_threads(p, p.tasks, work, sizeof(T));
   run_tasks<T>(p, p.tasks, [&](int64_t task, T* ws, bool inner) {
     int64_t n0 = task / z.G * p.B, grp = task % z.G, B = std::min(p.B, z.N - n0);
@@ -296,7 +298,7 @@ void conv_backward_data(const Tensor& yt, const Tensor& wt, Tensor& xt, const At
   const T* w = wc.data<T>();
   bool pw = pointwise(g);
   int64_t work = z.N * z.Cout * z.K * z.L;
-  Plan p = make_plan(z, z.K * z.L + z.Cout_g * z.L, pw ? 0 : z.K * z.L, sizeof(T));
+  Plan p = make_plan(z, pw, sizeof(T));
   p.nt = task_threads(p, p.tasks, work, sizeof(T));
   run_tasks<T>(p, p.tasks, [&](int64_t task, T* ws, bool inner) {
     int64_t n0 = task / z.G * p.B, grp = task % z.G, B = std::min(p.B, z.N - n0);
@@ -344,7 +346,7 @@ void conv_backward_weight(const Tensor& xt, const Tensor& gt, Tensor& wt, const 
   bool pw = pointwise(g);
   int64_t wn = wt.numel();
   int64_t work = z.N * z.Cout * z.K * z.L;
-  Plan p = make_plan(z, z.K * z.L + z.Cout_g * z.L, pw ? 0 : z.K * z.L, sizeof(T));
+  Plan p = make_plan(z, pw, sizeof(T));
   int64_t chunks = std::min(p.batches, kWeightChunks);
   if (wn * chunks * int64_t(sizeof(T)) > kColsBudget) chunks = 1;  // partials in budget
   p.nt = task_threads(p, chunks, work, sizeof(T));

@@ -120,6 +120,7 @@ void bind_train(py::module_& m);      // fit, callbacks, the FLOP counter, into 
 void bind_parallel(py::module_& m);   // runtime, communicators, device mesh, into spire._C._parallel
 void bind_data_parallel(py::module_& m);  // DataParallel, into spire._C._parallel (after bind_parallel)
 void bind_parallel_ops(py::module_& m);  // differentiable collectives, into spire._C._parallel (after bind_parallel)
+void bind_rl(py::module_& m);  // Gymnasium-style environments, into spire._C._rl
 
 }  // namespace spire::python
 

@@ -24,4 +24,5 @@ PYBIND11_MODULE(_C, m) {
   bind_parallel(m);
   bind_parallel_ops(m);
   bind_data_parallel(m);
+  bind_rl(m);
 }

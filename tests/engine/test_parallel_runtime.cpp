@@ -1,6 +1,6 @@
-// The parallel runtime in a plain process (no launcher): init() picks the self backend without
-// starting MPI, and the world is one rank whose collectives are copies. The multi-rank behaviour
-// is tested by spire_parallel_tests under mpirun (tests/parallel).
+// The parallel runtime in one process: without a launcher init() picks the self backend and does
+// not start MPI (under a launcher it picks MPI), and a one-rank world's collectives are copies. The
+// multi-rank behaviour is tested by spire_parallel_tests under mpirun (tests/parallel).
 #include <gtest/gtest.h>
 
 #include <mpi.h>
@@ -18,18 +18,21 @@ namespace {
 
 bool under_launcher() { return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_RANK"); }
 
-TEST(ParallelRuntime, PlainProcessIsOneSelfRank) {
-  if (under_launcher()) GTEST_SKIP() << "started by an MPI launcher";
+TEST(ParallelRuntime, AutoPicksSelfInAPlainProcessAndMpiUnderALauncher) {
   parallel::init();
   parallel::init();  // idempotent
   EXPECT_TRUE(parallel::is_initialized());
-  EXPECT_EQ(parallel::world().backend(), "self");
-  EXPECT_EQ(parallel::rank(), 0);
-  EXPECT_EQ(parallel::size(), 1);
-  EXPECT_EQ(parallel::local_rank(), 0);
-  int mpi_started = 1;
+  const bool launched = under_launcher();
+  EXPECT_EQ(parallel::world().backend(), launched ? "mpi" : "self");
+  int mpi_started = 0;
   MPI_Initialized(&mpi_started);
-  EXPECT_FALSE(mpi_started) << "the self backend must not start MPI";
+  EXPECT_EQ(bool(mpi_started), launched) << "MPI starts only under a launcher";
+  EXPECT_GE(parallel::rank(), 0);
+  EXPECT_LT(parallel::rank(), parallel::size());
+  if (!launched) {
+    EXPECT_EQ(parallel::size(), 1);
+    EXPECT_EQ(parallel::local_rank(), 0);
+  }
   EXPECT_EQ(parallel::world().device(), kCPU);
 }
 
@@ -97,8 +100,8 @@ TEST(SelfCommunicator, SplitMakesANewCommunicator) {
 }
 
 TEST(ParallelRuntime, MeshOverOneRankHasAxesOfSizeOne) {
-  if (under_launcher()) GTEST_SKIP() << "started by an MPI launcher";
-  parallel::init();
+  parallel::finalize();
+  parallel::init({.backend = "self"});  // one rank, launcher or not
   parallel::DeviceMesh mesh({1, 1}, {"data", "model"});
   EXPECT_EQ(mesh.coords(), (std::vector<int>{0, 0}));
   EXPECT_EQ(mesh.comm("data").size(), 1);

@@ -179,8 +179,8 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun is not installed")
 def test_two_ranks_under_mpirun_match_one_rank(tmp_path):
+    assert shutil.which("mpirun") is not None, "mpirun is not on PATH: tools/install-deps installs openmpi-bin"
     script = tmp_path / "train.py"
     script.write_text(SCRIPT.format(testdir=os.path.dirname(__file__), out=str(tmp_path)))
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",

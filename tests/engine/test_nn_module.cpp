@@ -11,6 +11,7 @@
 #include "engine/ops/reduce.h"
 #include "engine/ops/shape.h"
 #include "engine/optim/sgd.h"
+#include "tests/engine/expect_error.h"
 
 using namespace spire;
 using namespace spire::nn;
@@ -65,15 +66,6 @@ std::vector<std::string> names_of(const std::vector<std::pair<std::string, Tenso
   return out;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST(NnModule, NamesAndCounts) {
@@ -111,9 +103,9 @@ TEST(NnModule, RegistrationRules) {
   x.set_requires_grad();
   Tensor q = m.register_parameter("q", x * 2.0);
   EXPECT_TRUE(q.is_leaf());
-  EXPECT_NE(error_of([&] { m.register_buffer("p", zeros({1})); }).find("already a parameter"), std::string::npos);
-  EXPECT_NE(error_of([&] { m.register_parameter("a.b", leaf); }).find("must not contain '.'"), std::string::npos);
-  EXPECT_NE(error_of([&] { m.register_parameter("i", zeros({2}, DType::Int64)); }).find("floating-point"),
+  EXPECT_NE(message_of<Error>([&] { m.register_buffer("p", zeros({1})); }).find("already a parameter"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { m.register_parameter("a.b", leaf); }).find("must not contain '.'"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { m.register_parameter("i", zeros({2}, DType::Int64)); }).find("floating-point"),
             std::string::npos);
   // An undefined parameter (bias=false) is skipped by every listing.
   m.register_parameter("bias", Tensor());
@@ -161,7 +153,7 @@ TEST(NnModule, LoadStateDictErrorsNameKeys) {
   sd.erase("fc2.bias");
   sd.insert("fc3.weight", zeros({2, 2}, DType::Float64));
   sd.insert("fc1.weight", ones({4, 3}, DType::Float64));
-  std::string msg = error_of([&] { net->load_state_dict(sd); });
+  std::string msg = message_of<Error>([&] { net->load_state_dict(sd); });
   EXPECT_NE(msg.find("Missing key(s) in state_dict: \"fc2.bias\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("Unexpected key(s) in state_dict: \"fc3.weight\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("TwoLayer"), std::string::npos) << msg;
@@ -177,7 +169,7 @@ TEST(NnModule, LoadStateDictErrorsNameKeys) {
   StateDict bad = net->state_dict();
   bad.insert("fc1.bias", zeros({5}, DType::Float64));
   bad.insert("fc2.weight", zeros({2, 4}, DType::Float32));
-  msg = error_of([&] { net->load_state_dict(bad, false); });
+  msg = message_of<Error>([&] { net->load_state_dict(bad, false); });
   EXPECT_NE(msg.find("size mismatch for fc1.bias"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[5]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("dtype mismatch for fc2.weight"), std::string::npos) << msg;
@@ -248,8 +240,8 @@ TEST(NnModule, OptimizerKeepsParameterObjects) {
 TEST(NnModule, ForwardForms) {
   // Neither form overridden: a clear error, not endless recursion.
   Module bare("Bare");
-  EXPECT_NE(error_of([&] { bare(ones({1})); }).find("defines no forward"), std::string::npos);
-  EXPECT_NE(error_of([&] { bare(Tensors{ones({1})}); }).find("defines no forward"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { bare(ones({1})); }).find("defines no forward"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { bare(Tensors{ones({1})}); }).find("defines no forward"), std::string::npos);
   // The single-tensor form answers the list form too.
   Tanh t;
   Tensors out = t(Tensors{zeros({2})});
@@ -281,7 +273,7 @@ TEST(NnContainers, SequentialAndModuleList) {
   auto b = std::static_pointer_cast<Affine>(seq->at(-1));
   Tensor want = (*b)(tanh((*a)(x)));
   EXPECT_EQ((*seq)(x).to_vector(), want.to_vector());
-  EXPECT_NE(error_of([&] { seq->at(3); }).find("out of range for 3"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { seq->at(3); }).find("out of range for 3"), std::string::npos);
   EXPECT_EQ(seq->slice(1, 3)->size(), 2u);
 
   ModuleList list;
@@ -290,7 +282,7 @@ TEST(NnContainers, SequentialAndModuleList) {
   EXPECT_EQ(names_of(list.named_parameters()),
             (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
   EXPECT_EQ(list.at(1)->type_name(), "Tanh");
-  EXPECT_NE(error_of([&] { list(ones({1})); }).find("ModuleList defines no forward"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { list(ones({1})); }).find("ModuleList defines no forward"), std::string::npos);
 }
 
 TEST(NnModule, Repr) {
@@ -445,7 +437,7 @@ TEST(NnHooks, FullBackwardHookSeesAndReplacesGradients) {
     return Tensors{Tensor(), Tensor()};
   });
   Tensor y = sum((*lin)(x) * P);
-  EXPECT_NE(error_of([&] { y.backward(); }).find("returned 2 gradients for 1 inputs"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { y.backward(); }).find("returned 2 gradients for 1 inputs"), std::string::npos);
 }
 
 TEST(NnHooks, BackwardHookOfChildInsideSequential) {

@@ -17,6 +17,7 @@
 #include "engine/optim/rmsprop.h"
 #include "engine/optim/scheduler.h"
 #include "engine/optim/sgd.h"
+#include "tests/engine/expect_error.h"
 
 using namespace spire;
 using Vec = std::vector<double>;
@@ -393,36 +394,24 @@ TEST(Optim, LBFGSStopsAtAStationaryStart) {
 
 // ---- errors
 
-namespace {
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
-
 TEST(Optim, BadOptionsNameTheAllowedRange) {
   Tensor p = param({1.0});
-  EXPECT_NE(error_of([&] { optim::SGD({p}, {.lr = -0.1}); }).find("SGD: lr must be >= 0, got -0.1"), std::string::npos);
-  EXPECT_NE(error_of([&] { optim::SGD({p}, {.momentum = -1}); }).find("momentum must be >= 0"), std::string::npos);
-  EXPECT_NE(error_of([&] { optim::SGD({p}, {.nesterov = true}); }).find("nesterov needs momentum > 0 and dampening = 0"),
+  EXPECT_NE(message_of<Error>([&] { optim::SGD({p}, {.lr = -0.1}); }).find("SGD: lr must be >= 0, got -0.1"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { optim::SGD({p}, {.momentum = -1}); }).find("momentum must be >= 0"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { optim::SGD({p}, {.nesterov = true}); }).find("nesterov needs momentum > 0 and dampening = 0"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::Adam({p}, {.beta1 = 1.0}); }).find("Adam: beta1 (betas[0]) must be in [0, 1), got 1"),
+  EXPECT_NE(message_of<Error>([&] { optim::Adam({p}, {.beta1 = 1.0}); }).find("Adam: beta1 (betas[0]) must be in [0, 1), got 1"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::AdamW({p}, {.beta2 = -0.5}); }).find("AdamW: beta2 (betas[1]) must be in [0, 1)"),
+  EXPECT_NE(message_of<Error>([&] { optim::AdamW({p}, {.beta2 = -0.5}); }).find("AdamW: beta2 (betas[1]) must be in [0, 1)"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::Adam({p}, {.eps = -1e-8}); }).find("eps must be >= 0"), std::string::npos);
-  EXPECT_NE(error_of([&] { optim::Adam({p}, {.weight_decay = -1}); }).find("weight_decay must be >= 0"),
+  EXPECT_NE(message_of<Error>([&] { optim::Adam({p}, {.eps = -1e-8}); }).find("eps must be >= 0"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { optim::Adam({p}, {.weight_decay = -1}); }).find("weight_decay must be >= 0"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::LBFGS({p}, {.max_iter = 0}); }).find("LBFGS: max_iter must be >= 1"),
+  EXPECT_NE(message_of<Error>([&] { optim::LBFGS({p}, {.max_iter = 0}); }).find("LBFGS: max_iter must be >= 1"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::LBFGS({p}, {.history_size = 0}); }).find("history_size must be >= 1"),
+  EXPECT_NE(message_of<Error>([&] { optim::LBFGS({p}, {.history_size = 0}); }).find("history_size must be >= 1"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::LBFGS({p}, {.tolerance_grad = -1}); }).find("tolerance_grad must be >= 0"),
+  EXPECT_NE(message_of<Error>([&] { optim::LBFGS({p}, {.tolerance_grad = -1}); }).find("tolerance_grad must be >= 0"),
             std::string::npos);
   EXPECT_THROW(optim::LBFGS({p}, {.lr = -1}), ValueError);
 }
@@ -432,21 +421,21 @@ TEST(Optim, BadParametersAreRejected) {
   Tensor computed = mul(leaf, 2.0);
   Tensor frozen = from_vector<double>({1.0}, {1});
   Tensor ints = from_vector<int64_t>({1}, {1});
-  EXPECT_NE(error_of([] { optim::SGD(Tensors{}); }).find("SGD: got an empty parameter list"), std::string::npos);
-  EXPECT_NE(error_of([&] { optim::Adam({computed}); }).find("parameter 0 is not a leaf (it was computed by 'mul')"),
+  EXPECT_NE(message_of<Error>([] { optim::SGD(Tensors{}); }).find("SGD: got an empty parameter list"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { optim::Adam({computed}); }).find("parameter 0 is not a leaf (it was computed by 'mul')"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::SGD({frozen}); }).find("does not require grad"), std::string::npos);
-  EXPECT_NE(error_of([&] { optim::SGD({leaf, leaf}); }).find("parameter 1 is the same tensor as parameter 0"),
+  EXPECT_NE(message_of<Error>([&] { optim::SGD({frozen}); }).find("does not require grad"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { optim::SGD({leaf, leaf}); }).find("parameter 1 is the same tensor as parameter 0"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::SGD({ints}); }).find("must be float32 or float64"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { optim::SGD({ints}); }).find("must be float32 or float64"), std::string::npos);
   Tensor f32 = from_vector<float>({1.0f}, {1});
   f32.set_requires_grad();
-  EXPECT_NE(error_of([&] { optim::LBFGS({leaf, f32}); }).find("share one dtype and device"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { optim::LBFGS({leaf, f32}); }).find("share one dtype and device"), std::string::npos);
   optim::LBFGS opt({leaf});
   optim::Optimizer& base = opt;  // the closure is required; through the base class it is checked at run time
-  EXPECT_NE(error_of([&] { base.step(); }).find("LBFGS: step needs a closure"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { base.step(); }).find("LBFGS: step needs a closure"), std::string::npos);
   optim::SGD sgd({leaf});
-  EXPECT_NE(error_of([&] { sgd.step([&] { return leaf; }); }).find("closure must return the loss as a one-element"),
+  EXPECT_NE(message_of<Error>([&] { sgd.step([&] { return leaf; }); }).find("closure must return the loss as a one-element"),
             std::string::npos);
 }
 
@@ -808,13 +797,13 @@ TEST(ParamGroups, EditedOptionsApplyFromTheNextStep) {
   EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.05, 0.05}));
   opt.set_lr(1, 0.07);
   EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.05, 0.07}));
-  EXPECT_NE(error_of([&] { opt.set_lr(1, -1.0); }).find("SGD param group 1: lr must be >= 0, got -1"), std::string::npos);
-  EXPECT_NE(error_of([&] { opt.set_lr(-1.0); }).find("lr must be >= 0"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { opt.set_lr(1, -1.0); }).find("SGD param group 1: lr must be >= 0, got -1"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { opt.set_lr(-1.0); }).find("lr must be >= 0"), std::string::npos);
   EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.05, 0.07}));  // a refused rate changes no group
   // An edit out of range is refused at the next step, naming the group, before any parameter moves.
   opt.options(1).momentum = -0.5;
   Vec before = a.to_vector();
-  EXPECT_NE(error_of(step).find("SGD param group 1: momentum must be >= 0, got -0.5"), std::string::npos);
+  EXPECT_NE(message_of<Error>(step).find("SGD param group 1: momentum must be >= 0, got -0.5"), std::string::npos);
   EXPECT_EQ(a.to_vector(), before);
   opt.options(1).momentum = 0;
   step();
@@ -829,17 +818,17 @@ TEST(ParamGroups, AddParamGroupRefusesAParameterInAnotherGroup) {
   EXPECT_EQ(opt.params().size(), 4u);
   EXPECT_EQ(group_lrs(opt), (std::vector<double>{0.1, 0.01, 0.1}));  // the third takes the defaults
   EXPECT_EQ(opt.param_range(1), (std::pair<size_t, size_t>{1, 3}));
-  EXPECT_NE(error_of([&] { opt.add_param_group({{param({5.0}), c}}); })
+  EXPECT_NE(message_of<Error>([&] { opt.add_param_group({{param({5.0}), c}}); })
                 .find("Adam: parameter 1 of param group 3 is already in param group 1 (its parameter 1)"),
             std::string::npos);
   Tensor d = param({7.0});
-  EXPECT_NE(error_of([&] { opt.add_param_group({{d, d}}); }).find("parameter 1 of param group 3 is the same tensor as parameter 0"),
+  EXPECT_NE(message_of<Error>([&] { opt.add_param_group({{d, d}}); }).find("parameter 1 of param group 3 is the same tensor as parameter 0"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { opt.add_param_group({{param({6.0})}, optim::AdamOptions{.eps = -1}}); })
+  EXPECT_NE(message_of<Error>([&] { opt.add_param_group({{param({6.0})}, optim::AdamOptions{.eps = -1}}); })
                 .find("Adam param group 3: eps must be >= 0"),
             std::string::npos);
   EXPECT_EQ(opt.num_param_groups(), 3u);  // nothing was added by the refused calls
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(message_of<Error>([&] {
               optim::SGD(std::vector<ParamGroup<optim::SGDOptions>>{{{a}}, {{b, a}}});
             }).find("parameter 1 of param group 1 is already in param group 0 (its parameter 0)"),
             std::string::npos);
@@ -854,14 +843,14 @@ TEST(ParamGroups, AddParamGroupRefusesAParameterInAnotherGroup) {
 
 TEST(ParamGroups, LBFGSTakesOneGroupOnly) {
   Tensor a = param(kStart), b = param({1.0});
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(message_of<Error>([&] {
               optim::LBFGS(std::vector<ParamGroup<optim::LBFGSOptions>>{{{a}}, {{b}}});
             }).find("LBFGS doesn't support per-parameter options (parameter groups)"),
             std::string::npos);
   optim::LBFGS opt(std::vector<ParamGroup<optim::LBFGSOptions>>{{{a}, optim::LBFGSOptions{.max_iter = 4}}});
   EXPECT_EQ(opt.options().max_iter, 4);
   EXPECT_EQ(opt.options().max_eval, 5);  // max_iter * 5 / 4, fixed when given
-  EXPECT_NE(error_of([&] { opt.add_param_group({{b}}); }).find("LBFGS doesn't support per-parameter options"),
+  EXPECT_NE(message_of<Error>([&] { opt.add_param_group({{b}}); }).find("LBFGS doesn't support per-parameter options"),
             std::string::npos);
 }
 
@@ -915,22 +904,22 @@ TEST(ParamGroups, LoadStateDictNamesMismatchedGroupsAndChangesNothing) {
   optim::StateDict state = two.state_dict();
 
   optim::SGD one(Tensors{param(kStart), param({1.0}), param({2.0})}, {.lr = 0.3});
-  EXPECT_NE(error_of([&] { one.load_state_dict(state); })
+  EXPECT_NE(message_of<Error>([&] { one.load_state_dict(state); })
                 .find("SGD.load_state_dict: the state has a different number of parameter groups: 2 in the state, 1 in this optimizer"),
             std::string::npos);
   optim::SGD sizes(std::vector<ParamGroup<optim::SGDOptions>>{{{param(kStart)}}, {{param({1.0})}}}, {.lr = 0.3});
-  EXPECT_NE(error_of([&] { sizes.load_state_dict(state); })
+  EXPECT_NE(message_of<Error>([&] { sizes.load_state_dict(state); })
                 .find("param group 1 has 2 parameters in the state and 1 in this optimizer"),
             std::string::npos);
   optim::SGD shapes(std::vector<ParamGroup<optim::SGDOptions>>{{{param(kStart)}}, {{param({1.0}), param({2.0, 3.0})}}},
                     {.lr = 0.3});
-  EXPECT_NE(error_of([&] { shapes.load_state_dict(state); }).find("'state.2.momentum_buffer' has shape [1]"),
+  EXPECT_NE(message_of<Error>([&] { shapes.load_state_dict(state); }).find("'state.2.momentum_buffer' has shape [1]"),
             std::string::npos);
   optim::StateDict bad = state;
   bad.set("param_groups.1.lr", -1.0);
   optim::SGD fine(std::vector<ParamGroup<optim::SGDOptions>>{{{param(kStart)}}, {{param({1.0}), param({2.0})}}},
                   {.lr = 0.3});
-  EXPECT_NE(error_of([&] { fine.load_state_dict(bad); }).find("SGD.load_state_dict: SGD param group 1: lr must be >= 0"),
+  EXPECT_NE(message_of<Error>([&] { fine.load_state_dict(bad); }).find("SGD.load_state_dict: SGD param group 1: lr must be >= 0"),
             std::string::npos);
   // Every refusal left the optimizer as it was.
   for (optim::SGD* o : {&one, &sizes, &shapes, &fine}) {
@@ -1030,10 +1019,10 @@ TEST(Scheduler, EachGroupFollowsItsOwnSchedule) {
 TEST(Scheduler, PerGroupValuesMustMatchTheGroups) {
   Tensor a = param(kStart), b = param({1.0});
   optim::SGD opt(std::vector<ParamGroup<optim::SGDOptions>>{{{a}}, {{b}}}, {.lr = 0.1, .momentum = 0.9});
-  EXPECT_NE(error_of([&] { optim::OneCycleLR(opt, {.max_lr = {1.0, 0.5, 0.1}, .total_steps = 10}); })
+  EXPECT_NE(message_of<Error>([&] { optim::OneCycleLR(opt, {.max_lr = {1.0, 0.5, 0.1}, .total_steps = 10}); })
                 .find("OneCycleLR: max_lr must have one value per parameter group; max_lr has 3 values, the optimizer has 2"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { optim::ReduceLROnPlateau(opt, {.min_lr = {0.1}}); })
+  EXPECT_NE(message_of<Error>([&] { optim::ReduceLROnPlateau(opt, {.min_lr = {0.1}}); })
                 .find("min_lr has 1 values, the optimizer has 2"),
             std::string::npos);
   // A schedule refuses to step an optimizer that gained groups; ReduceLROnPlateau extends a single
@@ -1042,19 +1031,19 @@ TEST(Scheduler, PerGroupValuesMustMatchTheGroups) {
   optim::ReduceLROnPlateau plateau(opt, {.patience = 0, .min_lr = 0.01});
   optim::ReduceLROnPlateau per_group(opt, {.min_lr = {0.01, 0.02}});
   opt.add_param_group({{param({2.0})}});
-  EXPECT_NE(error_of([&] { step.step(); }).find("StepLR: the schedule was built for 2 param groups but the optimizer now has 3"),
+  EXPECT_NE(message_of<Error>([&] { step.step(); }).find("StepLR: the schedule was built for 2 param groups but the optimizer now has 3"),
             std::string::npos);
   plateau.step(1.0);
   plateau.step(2.0);
   EXPECT_EQ(plateau.get_last_lr().size(), 3u);
-  EXPECT_NE(error_of([&] { per_group.step(1.0); }).find("min_lr has 2 values but the optimizer now has 3 param groups"),
+  EXPECT_NE(message_of<Error>([&] { per_group.step(1.0); }).find("min_lr has 2 values but the optimizer now has 3 param groups"),
             std::string::npos);
   // A state for another number of groups is refused.
   optim::SGD pair(std::vector<ParamGroup<optim::SGDOptions>>{{{param(kStart)}}, {{param({1.0})}}}, {.lr = 0.1});
   optim::StepLR two_groups(pair, 2);
   optim::SGD one(Tensors{param(kStart)}, {.lr = 0.1});
   optim::StepLR one_group(one, 2);
-  EXPECT_NE(error_of([&] { one_group.load_state_dict(two_groups.state_dict()); })
+  EXPECT_NE(message_of<Error>([&] { one_group.load_state_dict(two_groups.state_dict()); })
                 .find("StepLR.load_state_dict: the state has 2 param groups ('base_lrs.<g>'), the optimizer has 1"),
             std::string::npos);
 }
@@ -1088,5 +1077,5 @@ TEST(Scheduler, ARateScheduledOutOfRangeIsRefusedOnlyByTheNextStep) {
   for (int i = 0; i < 10; ++i) s.step();
   EXPECT_LT(opt.lr(), 0.0);
   backward_loss(opt);
-  EXPECT_NE(error_of([&] { opt.step(); }).find("SGD: lr must be >= 0"), std::string::npos);
+  EXPECT_NE(message_of<Error>([&] { opt.step(); }).find("SGD: lr must be >= 0"), std::string::npos);
 }

@@ -185,9 +185,10 @@ Plan make_plan(const Sizes& z, bool pointwise, size_t item) {
   p.ws = ((p.B == 1 ? one_ws : per_sample_ws * p.B) + align - 1) / align * align;
   return p;
 }
-// Threads for `ntasks` tasks of `work` multiply-adds in all: more than one when every thread gets
-// a task, the work is worth forking for and the workspaces fit the budget.
-int task_threads(const Plan& p, int64_t ntasks, int64_t work, size_t item) {
+// Threads for `ntasks` tasks sharing the convolution's multiply-adds: more than one when every
+// thread gets a task, the work is worth forking for and the workspaces fit the budget.
+int task_threads(const Plan& p, const Sizes& z, int64_t ntasks, size_t item) {
+  const int64_t work = z.N * z.Cout * z.K * z.L;
   int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   bool fits = p.ws * threads * int64_t(item) <= kColsBudget;
   return threads > 1 && ntasks >= threads && work >= kParallelGrain && fits ? threads : 1;
@@ -258,9 +259,8 @@ void conv_forward(const Tensor& xt, const Tensor& wt, Tensor& yt, const Attrs& a
   const T *x = xc.data<T>(), *w = wc.data<T>();
   T* y = yt.data<T>();
   bool pw = pointwise(g);
-  int64_t work = z.N * z.Cout * z.K * z.L;
   Plan p = make_plan(z, pw, sizeof(T));
-  p.nt = task_threads(p, p.tasks, work, sizeof(T));
+  p.nt = task_threads(p, z, p.tasks, sizeof(T));
   run_tasks<T>(p, p.tasks, [&](int64_t task, T* ws, bool inner) {
     int64_t n0 = task / z.G * p.B, grp = task % z.G, B = std::min(p.B, z.N - n0);
     const T* W = w + grp * z.Cout_g * z.K;
@@ -297,9 +297,8 @@ void conv_backward_data(const Tensor& yt, const Tensor& wt, Tensor& xt, const At
   T* y = yc.data<T>();
   const T* w = wc.data<T>();
   bool pw = pointwise(g);
-  int64_t work = z.N * z.Cout * z.K * z.L;
   Plan p = make_plan(z, pw, sizeof(T));
-  p.nt = task_threads(p, p.tasks, work, sizeof(T));
+  p.nt = task_threads(p, z, p.tasks, sizeof(T));
   run_tasks<T>(p, p.tasks, [&](int64_t task, T* ws, bool inner) {
     int64_t n0 = task / z.G * p.B, grp = task % z.G, B = std::min(p.B, z.N - n0);
     const T* W = w + grp * z.Cout_g * z.K;
@@ -345,11 +344,10 @@ void conv_backward_weight(const Tensor& xt, const Tensor& gt, Tensor& wt, const 
   T* gy = gc.data<T>();
   bool pw = pointwise(g);
   int64_t wn = wt.numel();
-  int64_t work = z.N * z.Cout * z.K * z.L;
   Plan p = make_plan(z, pw, sizeof(T));
   int64_t chunks = std::min(p.batches, kWeightChunks);
   if (wn * chunks * int64_t(sizeof(T)) > kColsBudget) chunks = 1;  // partials in budget
-  p.nt = task_threads(p, chunks, work, sizeof(T));
+  p.nt = task_threads(p, z, chunks, sizeof(T));
   Tensor partt = chunks > 1 ? empty({chunks * wn}, dtype_of<T>::value) : Tensor();
   T* part = chunks > 1 ? partt.data<T>() : nullptr;
   // Chunk c holds batches [c * batches / chunks, (c + 1) * batches / chunks).

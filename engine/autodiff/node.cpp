@@ -87,9 +87,10 @@ std::vector<Tensor> AccumulateGrad::apply(const std::vector<Tensor>& grads) {
   if (!GradMode::enabled()) g = g.detach();
   Tensor old = t.grad();
   t.set_grad(old.defined() ? add(old, g) : g);
-  // A copy: a hook may add or remove hooks.
-  auto hooks = impl->autograd->post_accumulate_hooks;
-  for (auto& [id, hook] : hooks) hook(t);
+  if (!impl->autograd->post_accumulate_hooks.empty()) {
+    auto hooks = impl->autograd->post_accumulate_hooks;  // a copy: a hook may add or remove hooks
+    for (auto& [id, hook] : hooks) hook(t);
+  }
   return {};
 }
 

@@ -262,6 +262,13 @@ void write_file(const std::string& tmp, const CheckpointData& data) {
       write_string(g, k, v);
     }
   }
+  if (!data.state.empty()) {
+    H g(create_group(file, "state"), H5Gclose);
+    for (const auto& [name, sd] : data.state) {
+      check_key(name, "state");
+      write_optim(file, ("state/" + name).c_str(), sd);
+    }
+  }
   SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, "save_checkpoint: cannot flush '", tmp, "'");
 }
 
@@ -323,6 +330,10 @@ CheckpointData read_checkpoint(const std::string& path) {
         }
         out.rng.emplace_back(name, st);
       }
+    }
+    if (group_exists(file, "state")) {
+      H g(H5Gopen2(file, "state", H5P_DEFAULT), H5Gclose);
+      for (const std::string& name : list_links(g)) out.state.emplace_back(name, read_optim(file, ("state/" + name).c_str(), path));
     }
     if (group_exists(file, "meta")) {
       H g(H5Gopen2(file, "meta", H5P_DEFAULT), H5Gclose);

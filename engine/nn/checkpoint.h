@@ -10,6 +10,8 @@
 //   /rng/<name>       one group per generator ("default" is the process-wide default generator),
 //                     with scalar uint64 datasets seed, stream, offset
 //   /meta/<key>       user metadata: scalar variable-length UTF-8 string datasets
+//   /state/<name>/<key>  named state dicts of whatever else a run needs to resume (a replay
+//                     buffer, counters), stored as the optimizer's entries are
 // Every tensor dataset carries an attribute dtype = spire's dtype name. bool is stored as uint8;
 // complex64 / complex128 as float32 / float64 with a trailing axis of 2 (real, imaginary), so
 // h5py reads it as shape (..., 2) and `a[..., 0] + 1j * a[..., 1]` rebuilds it.
@@ -44,6 +46,7 @@ struct CheckpointData {
   std::vector<std::pair<std::string, GeneratorState>> rng;  // name -> state, in order
   int64_t epoch = 0, step = 0;
   std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<std::pair<std::string, optim::StateDict>> state;  // name -> entries, in order
 };
 
 // Writes atomically (temp file then rename). Tensors on other devices are copied to the CPU.

@@ -132,9 +132,18 @@ TEST(NnCheckpoint, RoundTripsDTypesAndOrder) {
   o.set("step_count", int64_t(3));
   d.optimizer = o;
   d.rng = {{"g", {1, 2, 3}}};
+  optim::StateDict counters, buffer;
+  counters.set("games", int64_t(7));
+  buffer.set("values", from_vector<float>({0.5f, -1}, {2}));
+  d.state = {{"run", counters}, {"buffer", buffer}};
   nn::write_checkpoint(path, d);
   nn::CheckpointData r = nn::read_checkpoint(path);
   ASSERT_TRUE(r.model && r.optimizer && !r.scheduler);
+  ASSERT_EQ(r.state.size(), 2u);  // in the order written
+  EXPECT_EQ(r.state[0].first, "run");
+  EXPECT_EQ(r.state[0].second.integer("games"), 7);
+  EXPECT_EQ(r.state[1].first, "buffer");
+  EXPECT_EQ(r.state[1].second.tensor("values").to_vector(), (std::vector<double>{0.5, -1}));
   EXPECT_EQ(r.model->keys(), (std::vector<std::string>{"z", "a", "b", "s"}));
   EXPECT_EQ(r.model->at("a").dtype(), DType::Complex64);
   EXPECT_EQ(r.model->at("a").data<c64>()[1], c64(3, -4));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the peers Spire is compared against, from PyPI: PyTorch, which the Python tests use as a
-# reference (`install-peers.sh torch`, run by tools/install-deps), and JAX for the benchmarks
+# reference (`install-peers.sh torch`, run by tools/install-deps), and JAX and EnvPool for the benchmarks
 # (`install-peers.sh`, both). Idempotent: a peer that already imports and computes is left alone.
 #
 # PyPI's Linux torch wheel is the CUDA build and declares ~3 GiB of CUDA runtime wheels. Only PyPI is
@@ -48,3 +48,10 @@ if ! jax_ok; then
   "${PIP[@]}" jax jaxlib
 fi
 "$PY" -c "import jax; print('install-peers: jax', jax.__version__, jax.devices())"
+
+# EnvPool: the reference of bench/rl's environment throughput (OpenSpiel, the search reference, is a
+# test dependency and comes with tools/install-deps).
+if ! "$PY" -c "import envpool" >/dev/null 2>&1; then
+  echo "install-peers: installing envpool" >&2
+  "${PIP[@]}" envpool
+fi

@@ -3,6 +3,7 @@
 #include <pybind11/functional.h>
 
 #include "common.h"
+#include "rl_convert.h"
 #include "reinforcement/envs/classic_control.h"
 #include "reinforcement/envs/env.h"
 
@@ -16,16 +17,6 @@ py::array_t<float> to_numpy(const std::vector<float>& v, const std::vector<int64
   py::array_t<float> a(dims);
   std::copy(v.begin(), v.end(), a.mutable_data());
   return a;
-}
-
-std::optional<uint64_t> to_seed(py::handle seed, const char* who) {
-  if (seed.is_none()) return std::nullopt;
-  SPIRE_CHECK(!py::isinstance<py::bool_>(seed) && py::hasattr(seed, "__index__"), DTypeError, who,
-              ": seed must be None or a non-negative int, got ", type_name(seed));
-  py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(seed.ptr()));
-  SPIRE_CHECK(py::cast<bool>(i.attr("__ge__")(0)) && py::cast<bool>(i.attr("__lt__")(py::int_(1).attr("__lshift__")(64))),
-              ValueError, who, ": seed must be in [0, 2**64), got ", py::str(i).cast<std::string>());
-  return py::cast<uint64_t>(i);
 }
 
 // A Box action as float32 values (Gymnasium's action dtype), shape checked against the space.
@@ -48,13 +39,6 @@ int64_t discrete_action(const Env& env, py::handle a) {
   SPIRE_CHECK(!py::isinstance<py::float_>(a) && py::hasattr(a, "__index__"), DTypeError, env.id(),
               ".step: the action must be an int in ", env.action_space().to_string(), ", got ", type_name(a));
   return py::cast<int64_t>(py::reinterpret_steal<py::int_>(PyNumber_Index(a.ptr())));
-}
-
-rl::ResetOptions to_options(py::handle options) {
-  rl::ResetOptions out;
-  if (options.is_none()) return out;
-  for (auto [k, v] : py::cast<py::dict>(options)) out[py::cast<std::string>(k)] = py::cast<double>(v);
-  return out;
 }
 
 py::tuple step(Env& env, py::handle action) {
@@ -113,7 +97,7 @@ void bind_rl(py::module_& m) {
 
   py::class_<Env>(rl, "Env")
       .def("reset", [](Env& env, py::handle seed, py::handle options) {
-        auto r = env.reset(to_seed(seed, (env.id() + ".reset").c_str()), to_options(options));
+        auto r = env.reset(to_seed(seed, env.id() + ".reset"), to_options(options, env.id() + ".reset"));
         return py::make_tuple(to_numpy(r.obs, env.observation_space().shape()), py::dict());
       }, py::kw_only(), py::arg("seed") = py::none(), py::arg("options") = py::none())
       .def("step", &step, py::arg("action"))
@@ -138,6 +122,11 @@ void bind_rl(py::module_& m) {
     return rl::make(id, max_episode_steps ? *max_episode_steps : -1);
   }, py::arg("id"), py::arg("max_episode_steps") = py::none());
   rl.def("registered_ids", &rl::registered_ids);
+
+  bind_rl_vector(rl);
+  bind_rl_games(rl);
+  bind_rl_mcts(rl);
+  bind_rl_alphazero(rl);
 }
 
 }  // namespace spire::python

@@ -26,6 +26,7 @@ void Env::check_obs(std::span<float> obs, const char* who) const {
 void Env::reset_into(std::span<float> obs, std::optional<uint64_t> seed, const ResetOptions& options) {
   check_obs(obs, "reset");
   if (seed) rng_.emplace(*seed);
+  on_reset_seed(seed);
   do_reset(np_random(), options, obs);
   elapsed_steps_ = 0;
   needs_reset_ = false;

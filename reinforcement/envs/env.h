@@ -75,6 +75,9 @@ class Env {
   Env(std::string id, Space observation_space, Space action_space)
       : id_(std::move(id)), observation_space_(std::move(observation_space)), action_space_(std::move(action_space)) {}
   Env(const Env&) = default;
+  // reset's seed, before do_reset: for an environment whose randomness lives outside spire's
+  // generator (a wrapped Python environment), which do_reset's rng would not reach.
+  virtual void on_reset_seed(std::optional<uint64_t> seed) {}
   // Draws the initial state from rng and writes the observation.
   virtual void do_reset(Generator& rng, const ResetOptions& options, std::span<float> obs) = 0;
   // One transition from the current state; `discrete` for Discrete action spaces, `box` otherwise

@@ -684,7 +684,7 @@ void bind_nn(py::module_& m) {
 void bind_checkpoint(py::module_& nnm) {
   nnm.def("_write_checkpoint", [](const std::string& path, py::handle model, py::handle optimizer,
                                    py::handle scheduler, py::list rng, int64_t epoch, int64_t step,
-                                   py::dict metadata) {
+                                   py::dict metadata, py::dict state) {
         nn::CheckpointData d;
         if (!model.is_none()) d.model = to_state_dict(model);
         if (!optimizer.is_none()) d.optimizer = state_dict_from_py(optimizer, "save_checkpoint: the optimizer state");
@@ -694,6 +694,9 @@ void bind_checkpoint(py::module_& nnm) {
           d.rng.emplace_back(t[0].cast<std::string>(),
                              nn::GeneratorState{t[1].cast<uint64_t>(), t[2].cast<uint64_t>(), t[3].cast<uint64_t>()});
         }
+        for (auto [name, sd] : state)
+          d.state.emplace_back(name.cast<std::string>(),
+                               state_dict_from_py(sd, "save_checkpoint: state '" + name.cast<std::string>() + "'"));
         d.epoch = epoch;
         d.step = step;
         for (auto [k, v] : metadata) {
@@ -705,7 +708,7 @@ void bind_checkpoint(py::module_& nnm) {
         py::gil_scoped_release release;
         nn::write_checkpoint(path, d);
       }, py::arg("path"), py::arg("model"), py::arg("optimizer"), py::arg("scheduler"), py::arg("rng"),
-      py::arg("epoch"), py::arg("step"), py::arg("metadata"));
+      py::arg("epoch"), py::arg("step"), py::arg("metadata"), py::arg("state"));
   nnm.def("_read_checkpoint", [](const std::string& path) {
         nn::CheckpointData d;
         {
@@ -730,6 +733,9 @@ void bind_checkpoint(py::module_& nnm) {
         py::dict meta;
         for (auto& [k, v] : d.metadata) meta[py::str(k)] = py::str(v);
         out["metadata"] = meta;
+        py::dict state;
+        for (auto& [name, sd] : d.state) state[py::str(name)] = state_dict_to_py(sd);
+        out["state"] = state;
         return out;
       }, py::arg("path"));
   nnm.def("_set_generator_state", [](Generator& g, uint64_t seed, uint64_t stream, uint64_t offset) {

@@ -24,6 +24,20 @@ struct PyVectorEnv {
   }
 };
 
+// Gymnasium's vector seeds: None, one int (environment i gets seed + i) or one int-or-None per environment.
+std::vector<std::optional<uint64_t>> to_seeds(py::handle seed, int64_t n, const char* who) {
+  std::vector<std::optional<uint64_t>> out(static_cast<size_t>(n));
+  if (py::isinstance<py::list>(seed) || py::isinstance<py::tuple>(seed)) {
+    auto seq = py::reinterpret_borrow<py::sequence>(seed);
+    SPIRE_CHECK(static_cast<int64_t>(py::len(seq)) == n, ValueError, who, ": ", py::len(seq), " seeds for ", n,
+                " environments (one per environment, or a single int)");
+    for (size_t i = 0; i < out.size(); ++i) out[i] = to_seed(seq[i], std::string(who) + ": seed[" + std::to_string(i) + "]");
+  } else if (auto s = to_seed(seed, std::string(who) + " (one int for all: environment i gets seed + i; or a list)")) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = *s + i;
+  }
+  return out;
+}
+
 std::string shape_str(const py::array& a) {
   // As Python prints a shape tuple: (3,) and (2, 3).
   std::string s = "(";
@@ -138,7 +152,7 @@ void bind_rl_vector(py::module_& rl) {
       .def_property_readonly("single_action_space", [](const PyVectorEnv& v) { return v.pool->single_action_space(); })
       .def("reset", [](py::object self, py::handle seed, py::handle options) {
         auto& v = self.cast<PyVectorEnv&>();
-        auto s = to_seed(seed, "VectorEnv.reset (environment i gets seed + i)");
+        auto s = to_seeds(seed, v.pool->num_envs(), "VectorEnv.reset");
         auto opts = to_options(options, "VectorEnv.reset");
         VectorBatch b;
         {
@@ -155,7 +169,7 @@ void bind_rl_vector(py::module_& rl) {
         return to_py(v, b, self, false);
       }, py::arg("actions"))
       .def("async_reset", [](PyVectorEnv& v, py::handle seed) {
-        auto s = to_seed(seed, "VectorEnv.async_reset");
+        auto s = to_seeds(seed, v.pool->num_envs(), "VectorEnv.async_reset");
         py::gil_scoped_release release;
         v.pool->async_reset(s);
       }, py::arg("seed") = py::none())

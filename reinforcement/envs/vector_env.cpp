@@ -150,12 +150,29 @@ void VectorEnv::check_started(const char* who) const {
 // ---------------------------------------------------------------------------------------------
 // Synchronous API
 
+std::vector<std::optional<uint64_t>> VectorEnv::consecutive_seeds(std::optional<uint64_t> seed) const {
+  std::vector<std::optional<uint64_t>> seeds(envs_.size());
+  if (seed)
+    for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = *seed + i;
+  return seeds;
+}
+
+void VectorEnv::check_seeds(std::span<const std::optional<uint64_t>> seeds, const char* who) const {
+  SPIRE_CHECK(static_cast<int64_t>(seeds.size()) == num_envs(), ValueError, "VectorEnv.", who, ": ", seeds.size(),
+              " seeds for ", num_envs(), " environments (one per environment, or a single seed)");
+}
+
 VectorBatch VectorEnv::reset(std::optional<uint64_t> seed, const ResetOptions& options) {
+  return reset(consecutive_seeds(seed), options);
+}
+
+VectorBatch VectorEnv::reset(std::span<const std::optional<uint64_t>> seeds, const ResetOptions& options) {
   check_open("reset");
+  check_seeds(seeds, "reset");
   drain();
   for (size_t i = 0; i < envs_.size(); ++i) {
     op_[i] = Op::Reset;
-    seed_[i] = seed ? std::optional<uint64_t>(*seed + i) : std::nullopt;
+    seed_[i] = seeds[i];
   }
   reset_options_ = options;
   started_ = true;
@@ -193,12 +210,15 @@ VectorBatch VectorEnv::run_sync() {
 // ---------------------------------------------------------------------------------------------
 // Asynchronous API
 
-void VectorEnv::async_reset(std::optional<uint64_t> seed) {
+void VectorEnv::async_reset(std::optional<uint64_t> seed) { async_reset(consecutive_seeds(seed)); }
+
+void VectorEnv::async_reset(std::span<const std::optional<uint64_t>> seeds) {
   check_open("async_reset");
+  check_seeds(seeds, "async_reset");
   drain();
   for (size_t i = 0; i < envs_.size(); ++i) {
     op_[i] = Op::Reset;
-    seed_[i] = seed ? std::optional<uint64_t>(*seed + i) : std::nullopt;
+    seed_[i] = seeds[i];
     in_flight_[i] = 1;
   }
   reset_options_.clear();

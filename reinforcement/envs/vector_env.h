@@ -72,6 +72,8 @@ class VectorEnv {
   // Synchronous: every environment, rows in environment order (env_id = 0..num_envs-1). Waits for
   // (and discards) any asynchronous work still under way.
   VectorBatch reset(std::optional<uint64_t> seed = std::nullopt, const ResetOptions& options = {});
+  // One seed per environment (nullopt: it continues its generator), as Gymnasium's reset(seed=[...]).
+  VectorBatch reset(std::span<const std::optional<uint64_t>> seeds, const ResetOptions& options = {});
   VectorBatch step(std::span<const int64_t> actions);  // Discrete: num_envs actions
   VectorBatch step(std::span<const float> actions);    // Box: num_envs x act_dim, row-major
 
@@ -79,6 +81,7 @@ class VectorEnv {
   // action per listed environment (an empty env_ids means all, in order); recv() waits for the
   // next batch_size results.
   void async_reset(std::optional<uint64_t> seed = std::nullopt);
+  void async_reset(std::span<const std::optional<uint64_t>> seeds);
   void send(std::span<const int64_t> actions, std::span<const int32_t> env_ids = {});
   void send(std::span<const float> actions, std::span<const int32_t> env_ids = {});
   VectorBatch recv();
@@ -88,6 +91,9 @@ class VectorEnv {
 
  private:
   enum class Op : uint8_t { Step, Reset };
+  // seed + i for environment i, or nullopt for all.
+  std::vector<std::optional<uint64_t>> consecutive_seeds(std::optional<uint64_t> seed) const;
+  void check_seeds(std::span<const std::optional<uint64_t>> seeds, const char* who) const;
   struct Buffers {
     std::vector<float> obs;
     std::vector<double> rewards;

@@ -270,3 +270,25 @@ def test_python_errors_reach_the_caller(threads):
         pool.step(np.zeros(3, np.int64))
     pool.reset(seed=0)  # the pool recovers with a reset
     pool.close()
+
+
+def test_reset_with_one_seed_per_environment_equals_gymnasium():
+    # Gymnasium's reset(seed=[...]): environment i takes seeds[i]; None continues its generator.
+    seeds = [7, None, 2**64 - 1, 0]
+    ref = gym.vector.SyncVectorEnv([lambda: gym.make("CartPole-v1")] * 4)
+    ref.reset(seed=1)
+    pool = rl.make_vec("CartPole-v1", 4, num_threads=2)
+    pool.reset(seed=1)
+    obs, _ = pool.reset(seed=seeds)
+    assert obs.tobytes() == ref.reset(seed=seeds)[0].astype(np.float32).tobytes()
+    pool.async_reset(seed=(3, 4, 5, 6))
+    got = {}
+    while len(got) < 4:
+        o, _, _, _, info = pool.recv()
+        got.update(zip(info["env_id"], o))
+    expected = ref.reset(seed=[3, 4, 5, 6])[0].astype(np.float32)
+    assert all(got[e].tobytes() == expected[e].tobytes() for e in range(4))
+    with pytest.raises(ValueError, match="3 seeds for 4 environments"):
+        pool.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"seed\[1\]: seed must be in \[0, 2\*\*64\)"):
+        pool.reset(seed=[1, -2, 3, 4])

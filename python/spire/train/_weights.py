@@ -32,7 +32,7 @@ def save_weights(model_or_state, path, optimizer=None, epoch=0, scheduler=None):
         else:
             _C._nn._write_checkpoint(path, dict(model_or_state),
                                      None if optimizer is None else optimizer.state_dict(),
-                                     None if scheduler is None else scheduler.state_dict(), [], int(epoch), 0, {})
+                                     None if scheduler is None else scheduler.state_dict(), [], int(epoch), 0, {}, {})
         return
     state = model_or_state.state_dict() if hasattr(model_or_state, "state_dict") else model_or_state
     arrays = {k: np.array(_np(v)) for k, v in state.items()}

@@ -257,10 +257,16 @@ void bind_rl_games(py::module_& rl) {
                            ", score=", r.score(), ")");
       });
 
-  rl.def("play_game", [](const std::string& game, std::vector<Bot*> bots, const Game* start) {
+  rl.def("play_game", [](const std::string& game, std::vector<Bot*> bots, const Game* start, py::object on_move) {
+    rl::MoveObserver observer;
+    if (!on_move.is_none())
+      observer = [on_move](const Game& before, int action, const Game& after) {
+        py::gil_scoped_acquire gil;  // the observer gets copies: the game goes on after it returns
+        on_move(py::cast(before.clone()), action, py::cast(after.clone()));
+      };
     py::gil_scoped_release release;
-    return rl::play_game(game, std::move(bots), start);
-  }, py::arg("game"), py::arg("bots"), py::arg("start") = nullptr);
+    return rl::play_game(game, std::move(bots), start, observer);
+  }, py::arg("game"), py::arg("bots"), py::arg("start") = nullptr, py::arg("on_move") = py::none());
   rl.def("play_match", [](const std::string& game, Bot& bot0, Bot& bot1, int games) {
     py::gil_scoped_release release;
     return rl::play_match(game, bot0, bot1, games);

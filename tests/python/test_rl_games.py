@@ -166,6 +166,17 @@ def test_play_game_from_a_start_state():
     assert end.serialize() == "0 3 1 4 2" and start.move_number() == 4
 
 
+def test_play_game_shows_every_move():
+    moves = []
+
+    def on_move(before, action, after):
+        assert after.serialize() == (before.serialize() + " " + str(action)).strip()
+        moves.append(before.action_to_string(action))
+
+    end = rl.play_game("connect_four", [rl.RandomBot(1), rl.RandomBot(2)], on_move=on_move)
+    assert moves == [("x" if i % 2 == 0 else "o") + str(a) for i, a in enumerate(end.history())]
+
+
 def test_human_bot_reads_and_asks_again():
     state = rl.deserialize_game("tic_tac_toe", "4")
     out = io.StringIO()

@@ -73,10 +73,12 @@ def register_game(name: str, factory) -> None:
     _rl.register_python_game(name, factory)
 
 
-def play_game(game: str, bots, start: Game | None = None) -> Game:
+def play_game(game: str, bots, start: Game | None = None, on_move=None) -> Game:
     """One game of ``game`` from ``start`` (the initial state when None); ``bots[p]`` plays player p.
-    Returns the final state (``returns()``, ``history()``)."""
-    return _rl.play_game(game, list(bots), start)
+    ``on_move(before, action, after)``, when given, sees every move (copies of the states; the text
+    of the move is ``before.action_to_string(action)``). Returns the final state (``returns()``,
+    ``history()``)."""
+    return _rl.play_game(game, list(bots), start, on_move)
 
 
 def play_match(game: str, bot0: Bot, bot1: Bot, games: int) -> MatchResult:

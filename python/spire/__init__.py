@@ -31,7 +31,7 @@ from ._tensor import from_dlpack  # noqa: E402,F401
 from ._transforms import grad, value_and_grad, vjp, jvp, jacrev, jacfwd, hessian, hvp  # noqa: E402,F401
 from ._taylor import (jet, vmap, laplacian, hessian_diag, input_grad, divergence, curl,  # noqa: E402,F401
                       derivative)
-from . import autograd, cuda, fft, forward_ad, linalg, random  # noqa: E402,F401
+from . import autograd, cuda, distributions, fft, forward_ad, linalg, random  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from .custom import custom_op  # noqa: E402,F401  (also binds spire.custom)

@@ -97,6 +97,7 @@ void bind_factories(py::module_& m);
 void bind_autodiff(py::module_& m);
 void bind_taylor(py::module_& m);  // jet, vmap, differential operators
 void bind_optim(py::module_& m);   // optimizers
+void bind_distributions(py::module_& m);  // Categorical, Normal, into spire._C._distributions
 // A Python callable kept alive by engine closures. The engine may copy and drop those anywhere,
 // with or without the GIL, so the reference is only touched with the GIL held.
 std::shared_ptr<py::object> hold(py::object f);

@@ -15,6 +15,7 @@ PYBIND11_MODULE(_C, m) {
   bind_autodiff(m);
   bind_taylor(m);
   bind_optim(m);
+  bind_distributions(m);
   bind_nn(m);  // before bind_nn_layers, which adds to the submodule it makes
   bind_nn_layers(m);
   bind_nn_pooling(m);

@@ -87,6 +87,19 @@ const std::vector<Case>& cases() {
 
 ConvOptions options(const Case& c) { return {c.stride, c.padding, c.dilation, c.groups}; }
 
+// dL/dw of L = <conv(x, w), r> by the direct loop: conv is linear in w, so dL/dw_j = <conv(x, e_j), r>.
+std::vector<double> weight_gradient(const Case& c, const std::vector<double>& x, const std::vector<double>& r) {
+  std::vector<double> out(size_t(numel_of(c.ws)));
+  for (size_t j = 0; j < out.size(); ++j) {
+    std::vector<double> e(out.size(), 0.0);
+    e[j] = 1;
+    Shape ys;
+    auto col = naive_conv(x, c.xs, e, c.ws, c.stride, c.padding, c.dilation, c.groups, ys);
+    for (size_t i = 0; i < col.size(); ++i) out[j] += col[i] * r[i];
+  }
+  return out;
+}
+
 void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
@@ -179,16 +192,8 @@ TEST(Conv, GradientsMatchDirectLoops) {
     auto rv = randn(y.numel(), 13);
     Tensor r = from_vector(rv, y.shape());
     sum(mul(y, r)).backward();
-    std::vector<double> gw = w.grad().to_vector();
-    for (int64_t j = 0; j < numel_of(c.ws); ++j) {
-      std::vector<double> e(size_t(numel_of(c.ws)), 0.0);
-      e[size_t(j)] = 1;
-      Shape ys;
-      auto col = naive_conv(xv, c.xs, e, c.ws, c.stride, c.padding, c.dilation, c.groups, ys);
-      double want = 0;
-      for (size_t i = 0; i < col.size(); ++i) want += col[i] * rv[i];
-      EXPECT_NEAR(gw[size_t(j)], want, 1e-10);
-    }
+    std::vector<double> gw = w.grad().to_vector(), want = weight_gradient(c, xv, rv);
+    for (int64_t j = 0; j < numel_of(c.ws); ++j) EXPECT_NEAR(gw[size_t(j)], want[size_t(j)], 1e-10);
     Ints op;
     for (size_t i = 0; i < c.stride.size(); ++i) {
       int64_t k = c.ws[2 + i], n = y.shape(2 + int64_t(i));
@@ -293,16 +298,8 @@ TEST(Conv, TaskPathsMatchAndIgnoreThreadCount) {
     for (size_t i = 0; i < xv.size(); ++i) rhs += xv[i] * gx[i];
     EXPECT_NEAR(lhs, rhs, 1e-9);
     // dL/dw_j = <conv(x, e_j), r>, conv being linear in w.
-    auto gw = got[2].to_vector();
-    for (int64_t j = 0; j < numel_of(c.ws); ++j) {
-      std::vector<double> e(size_t(numel_of(c.ws)), 0.0);
-      e[size_t(j)] = 1;
-      Shape s;
-      auto col = naive_conv(xv, c.xs, e, c.ws, c.stride, c.padding, c.dilation, c.groups, s);
-      double wj = 0;
-      for (size_t i = 0; i < col.size(); ++i) wj += col[i] * rv[i];
-      EXPECT_NEAR(gw[size_t(j)], wj, 1e-9) << "weight " << j;
-    }
+    auto gw = got[2].to_vector(), want_w = weight_gradient(c, xv, rv);
+    for (int64_t j = 0; j < numel_of(c.ws); ++j) EXPECT_NEAR(gw[size_t(j)], want_w[size_t(j)], 1e-9) << "weight " << j;
   }
 }
 

@@ -7,7 +7,6 @@
 
 #include "common.h"
 #include "reinforcement/envs/env.h"
-#include "reinforcement/envs/vector_env.h"
 
 namespace spire::python {
 

@@ -1,4 +1,5 @@
-"""Gymnasium's spaces for spire.rl: ``Box`` (float32) and ``Discrete``, backed by C++ (reinforcement/envs/spaces.h)."""
+"""Gymnasium's spaces for spire.rl: ``Box`` (float32) and ``Discrete``, backed by C++ (reinforcement/envs/spaces.h),
+and ``MultiDiscrete``, the batched ``Discrete`` of vector environments (NumPy only)."""
 from __future__ import annotations
 
 import numpy as np
@@ -81,6 +82,37 @@ class Discrete(Space):
 
     def __eq__(self, other):
         return isinstance(other, Discrete) and self.n == other.n and self.start == other.start
+
+
+class MultiDiscrete(Space):
+    """The batched form of ``Discrete(n, start)``: one integer in ``[start, start + n)`` per
+    environment, as Gymnasium's ``MultiDiscrete`` (``nvec``, ``start``, ``shape``, ``dtype=int64``)."""
+
+    def __init__(self, nvec, start=None, seed=None):
+        self.nvec = np.asarray(nvec, dtype=np.int64)
+        self.start = np.zeros_like(self.nvec) if start is None else np.asarray(start, dtype=np.int64)
+        self.shape = self.nvec.shape
+        self.dtype = np.dtype(np.int64)
+        self._rng = np.random.default_rng(seed)
+
+    def seed(self, seed=None):
+        self._rng = np.random.default_rng(seed)
+        return [seed]
+
+    def sample(self):
+        return self.start + self._rng.integers(0, self.nvec, dtype=np.int64)
+
+    def contains(self, x) -> bool:
+        x = np.asarray(x)
+        return (x.shape == self.shape and np.issubdtype(x.dtype, np.integer)
+                and bool(np.all((x >= self.start) & (x < self.start + self.nvec))))
+
+    def __eq__(self, other):
+        return (isinstance(other, MultiDiscrete) and np.array_equal(self.nvec, other.nvec)
+                and np.array_equal(self.start, other.start))
+
+    def __repr__(self):
+        return f"MultiDiscrete({self.nvec})"
 
 
 def _wrap(impl) -> Space:

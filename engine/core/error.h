@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace spire {
 
@@ -27,6 +28,12 @@ std::string cat(const Args&... args) {
   std::ostringstream s;
   (s << ... << args);
   return s.str();
+}
+// "a, b, c": the allowed values an error message lists.
+inline std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? separator : "") + items[i];
+  return s;
 }
 }  // namespace detail
 

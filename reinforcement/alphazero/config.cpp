@@ -1,153 +1,16 @@
 #include "reinforcement/alphazero/config.h"
 
-// toml++ compiled into this file alone (header-only mode), so the engine needs no extra library.
-#define TOML_HEADER_ONLY 1
-#include <toml++/toml.h>
-
 #include <algorithm>
-#include <fstream>
-#include <functional>
-#include <map>
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/data/job_file.h"
 #include "reinforcement/games/game.h"
 
 namespace spire::rl::alphazero {
-namespace {
 
-std::string join(const std::vector<std::string>& xs) {
-  std::string s;
-  for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + xs[i];
-  return s;
-}
-
-std::string describe(const toml::node& n) {
-  std::ostringstream s;
-  if (n.is_string()) s << '"' << n.value<std::string>().value_or("") << '"';
-  else if (n.is_table()) s << "a table";
-  else if (n.is_array()) s << "an array";
-  else if (n.is_boolean()) s << (*n.value<bool>() ? "true" : "false");
-  else if (n.is_integer()) s << *n.value<int64_t>();
-  else if (n.is_floating_point()) s << *n.value<double>();
-  else s << "a date or time";
-  return s.str();
-}
-
-// The parsed file; a syntax error names the file, line and column.
-toml::table parse_toml(const std::string& text, const std::string& where) {
-  try {
-    return toml::parse(text, where);
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(detail::cat(where, ":", e.source().begin.line, ":", e.source().begin.column, ": ",
-                                  e.description()));
-  }
-}
-
-// Reads one table: each key is taken once by a typed getter; whatever is left is unknown.
-class Section {
- public:
-  Section(const toml::table* table, std::string name, const std::string& where)
-      : table_(table), name_(std::move(name)), where_(where) {}
-
-  void integer(const char* key, int64_t& out, int64_t low, int64_t high = INT64_MAX) {
-    const toml::node* n = take(key);
-    if (!n) return;
-    auto v = n->value_exact<int64_t>();
-    bool ok = v && *v >= low && *v <= high;
-    SPIRE_CHECK(ok, ConfigError, where_, ": ", path(key), " must be an integer ", range(double(low), double(high)),
-                ", got ", describe(*n));
-    out = *v;
-  }
-  void integer(const char* key, int& out, int64_t low, int64_t high = INT32_MAX) {
-    int64_t v = out;
-    integer(key, v, low, high);
-    out = int(v);
-  }
-  void number(const char* key, double& out, double low, double high, bool open_low = false) {
-    const toml::node* n = take(key);
-    if (!n) return;
-    std::optional<double> v = n->is_number() ? n->value<double>() : std::nullopt;
-    bool ok = v && (open_low ? *v > low : *v >= low) && *v <= high;
-    SPIRE_CHECK(ok, ConfigError, where_, ": ", path(key), " must be a number ",
-                open_low ? "> " + fmt(low) + (high < 1e300 ? " and <= " + fmt(high) : "") : range(low, high),
-                ", got ", describe(*n));
-    out = *v;
-  }
-  void boolean(const char* key, bool& out) {
-    const toml::node* n = take(key);
-    if (!n) return;
-    SPIRE_CHECK(n->is_boolean(), ConfigError, where_, ": ", path(key), " must be true or false, got ", describe(*n));
-    out = *n->value<bool>();
-  }
-  void string(const char* key, std::string& out, const std::vector<std::string>& allowed = {}) {
-    const toml::node* n = take(key);
-    if (!n) return;
-    SPIRE_CHECK(n->is_string(), ConfigError, where_, ": ", path(key), " must be a string",
-                allowed.empty() ? "" : " (one of " + join(allowed) + ")", ", got ", describe(*n));
-    std::string v = *n->value<std::string>();
-    SPIRE_CHECK(allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end(), ConfigError,
-                where_, ": ", path(key), " must be one of ", join(allowed), ", got \"", v, "\"");
-    out = v;
-  }
-  void integers(const char* key, std::vector<int>& out, int64_t low) {
-    const toml::node* n = take(key);
-    if (!n) return;
-    std::string want = "an array of integers >= " + std::to_string(low);
-    SPIRE_CHECK(n->is_array(), ConfigError, where_, ": ", path(key), " must be ", want, ", got ", describe(*n));
-    std::vector<int> v;
-    for (const toml::node& e : *n->as_array()) {
-      auto x = e.value_exact<int64_t>();
-      SPIRE_CHECK(x && *x >= low && *x <= INT32_MAX, ConfigError, where_, ": ", path(key), " must be ", want,
-                  ", got an element ", describe(e));
-      v.push_back(int(*x));
-    }
-    out = v;
-  }
-  // A sub-table (empty when absent); a non-table under the name is an error.
-  const toml::table* table(const char* key) {
-    const toml::node* n = take(key);
-    if (!n) return nullptr;
-    SPIRE_CHECK(n->is_table(), ConfigError, where_, ": [", key, "] must be a table, got ", describe(*n));
-    return n->as_table();
-  }
-  // Unknown keys: an error naming them and the allowed ones.
-  void finish() const {
-    if (!table_) return;
-    std::vector<std::string> unknown;
-    for (auto&& [k, v] : *table_)
-      if (std::find(taken_.begin(), taken_.end(), std::string(k.str())) == taken_.end())
-        unknown.push_back(std::string(k.str()));
-    SPIRE_CHECK(unknown.empty(), ConfigError, where_, ": unknown key", unknown.size() > 1 ? "s " : " ",
-                join(unknown), name_.empty() ? " at the top level" : " in [" + name_ + "]",
-                "; allowed: ", join(known_));
-  }
-
- private:
-  const toml::node* take(const char* key) {
-    known_.push_back(key);
-    if (!table_) return nullptr;
-    const toml::node* n = table_->get(key);
-    if (n) taken_.push_back(key);
-    return n;
-  }
-  std::string path(const char* key) const { return name_.empty() ? key : name_ + "." + key; }
-  static std::string fmt(double x) {
-    std::ostringstream s;
-    s << x;
-    return s.str();
-  }
-  static std::string range(double low, double high) {
-    if (high >= double(INT32_MAX)) return ">= " + fmt(low);  // no upper bound worth naming
-    return "in [" + fmt(low) + ", " + fmt(high) + "]";
-  }
-
-  const toml::table* table_;
-  std::string name_, where_;
-  std::vector<std::string> taken_, known_;
-};
-
-}  // namespace
+using data::JobSection;
+using detail::join;
 
 void Config::validate() const {
   SPIRE_CHECK(algorithm == "alphazero", ConfigError, "config: algorithm must be \"alphazero\", got \"", algorithm,
@@ -178,26 +41,25 @@ void Config::validate() const {
 }
 
 Config parse_config(const std::string& text, const std::string& where) {
-  toml::table root = parse_toml(text, where);
   Config c;
-  Section top(&root, "", where);
+  JobSection top = JobSection::parse(text, where);
   top.string("algorithm", c.algorithm, {"alphazero"});
   int64_t seed = 0;
   top.integer("seed", seed, 0);
   c.seed = uint64_t(seed);
 
-  Section game(top.table("game"), "game", where);
+  JobSection game = top.table("game");
   game.string("name", c.game, registered_games());
   game.finish();
 
-  Section net(top.table("network"), "network", where);
+  JobSection net = top.table("network");
   net.integer("blocks", c.network.blocks, 0, 64);
   net.integer("channels", c.network.channels, 1, 4096);
   net.integer("value_hidden", c.network.value_hidden, 1, 65536);
   net.boolean("batch_norm", c.network.batch_norm);
   net.finish();
 
-  Section mcts(top.table("mcts"), "mcts", where);
+  JobSection mcts = top.table("mcts");
   mcts.integer("simulations", c.mcts.simulations, 1);
   mcts.string("selection", c.mcts.selection, {"puct", "gumbel"});
   mcts.number("c_puct_init", c.mcts.c_puct_init, 0, 1e300, true);
@@ -210,7 +72,7 @@ Config parse_config(const std::string& text, const std::string& where) {
   mcts.boolean("reuse", c.mcts.reuse);
   mcts.finish();
 
-  Section sp(top.table("selfplay"), "selfplay", where);
+  JobSection sp = top.table("selfplay");
   sp.integer("games", c.selfplay.games, 1, 65536);
   sp.integer("games_per_iteration", c.selfplay.games_per_iteration, 1);
   sp.integer("temperature_moves", c.selfplay.temperature_moves, 0);
@@ -218,7 +80,7 @@ Config parse_config(const std::string& text, const std::string& where) {
   sp.boolean("augment", c.selfplay.augment);
   sp.finish();
 
-  Section tr(top.table("train"), "train", where);
+  JobSection tr = top.table("train");
   tr.integer("iterations", c.train.iterations, 0);
   tr.integer("steps_per_iteration", c.train.steps_per_iteration, 0);
   tr.integer("batch_size", c.train.batch_size, 1);
@@ -228,7 +90,7 @@ Config parse_config(const std::string& text, const std::string& where) {
   tr.integer("min_buffer", c.train.min_buffer, 0);
   tr.finish();
 
-  Section ev(top.table("evaluation"), "evaluation", where);
+  JobSection ev = top.table("evaluation");
   ev.integer("every", c.evaluation.every, 0);
   ev.integer("games", c.evaluation.games, 1);
   ev.integers("opponents", c.evaluation.opponents, 1);
@@ -236,7 +98,7 @@ Config parse_config(const std::string& text, const std::string& where) {
   ev.integer("rollouts", c.evaluation.rollouts, 1);
   ev.finish();
 
-  Section ck(top.table("checkpoint"), "checkpoint", where);
+  JobSection ck = top.table("checkpoint");
   ck.integer("every", c.checkpoint.every, 0);
   ck.string("dir", c.checkpoint.dir);
   ck.finish();
@@ -247,32 +109,19 @@ Config parse_config(const std::string& text, const std::string& where) {
 }
 
 std::string job_algorithm(const std::string& text, const std::string& where) {
-  toml::table root = parse_toml(text, where);
-  const toml::node* n = root.get("algorithm");
-  if (!n) return "alphazero";
-  SPIRE_CHECK(n->is_string(), ConfigError, where, ": algorithm must be a string, got ", describe(*n));
-  return *n->value<std::string>();
+  JobSection root = JobSection::parse(text, where);
+  std::string algorithm = "alphazero";
+  root.string("algorithm", algorithm);
+  return algorithm;
 }
 
 Config load_config(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  SPIRE_CHECK(f.good(), IOError, "cannot read the job file ", path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return parse_config(s.str(), path);
+  return parse_config(JobSection::read(path), path);
 }
 
 std::string Config::to_toml() const {
-  auto str = [](const std::string& s) {
-    std::ostringstream o;
-    o << toml::value<std::string>(s);  // quoted and escaped
-    return o.str();
-  };
-  auto num = [](double x) {
-    std::ostringstream o;
-    o << toml::value<double>(x);
-    return o.str();
-  };
+  auto str = data::toml_string;
+  auto num = data::toml_number;
   auto b = [](bool x) { return std::string(x ? "true" : "false"); };
   std::ostringstream s;
   s << "algorithm = " << str(algorithm) << "\nseed = " << seed << "\n\n[game]\nname = " << str(game) << "\n\n"

@@ -56,6 +56,12 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   virtual void broadcast(Tensor& buffer, int root) = 0;  // in place: root's values everywhere
   virtual void send(const Tensor& buffer, int dst, int tag) = 0;
   virtual void recv(Tensor& buffer, int src, int tag) = 0;
+  // Point-to-point without waiting (MPI_Isend / MPI_Irecv): the Work completes when the message has
+  // left (isend) or arrived in `buffer` (irecv). The buffer must stay untouched until then; the Work
+  // keeps it alive. Messages between two ranks with the same tag arrive in the order sent. wait()
+  // checks a received message's size against the buffer, as recv does.
+  virtual std::unique_ptr<Work> isend(const Tensor& buffer, int dst, int tag) = 0;
+  virtual std::unique_ptr<Work> irecv(Tensor& buffer, int src, int tag) = 0;
   virtual void barrier() = 0;
   // MPI_Comm_split: ranks with the same color form a communicator, ordered by (key, rank).
   // Collective over this communicator. color < 0 returns nullptr for that rank (MPI_UNDEFINED).

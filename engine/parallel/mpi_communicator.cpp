@@ -451,37 +451,76 @@ void check_peer(int peer, int me, int size, int tag, const char* call, const cha
   SPIRE_CHECK(tag >= 0 && tag <= 32767, ValueError, call, ": tag ", tag,
               " is out of range; allowed 0..32767 (the least upper bound MPI guarantees)");
 }
+
+// A point-to-point message in flight.
+class PointToPointWork final : public Work {
+ public:
+  PointToPointWork(std::shared_ptr<MpiCommunicator> comm, const Tensor& buffer, int peer, int tag, bool receive)
+      : comm_(std::move(comm)), buffer_(buffer), peer_(peer), tag_(tag), receive_(receive) {
+    const char* call = receive ? "recv" : "send";
+    check_buffer(buffer, kCPU, call, "buffer");
+    check_peer(peer, comm_->rank(), comm_->size(), tag, call, receive ? "source" : "destination");
+    count_ = count_of(buffer.numel(), call);
+    auto lock = mpi_lock();
+    if (receive)
+      mpi_check(MPI_Irecv(buffer.raw_data(), count_, mpi_type(buffer.dtype()), peer, tag, comm_->comm(), &request_),
+                call);
+    else
+      mpi_check(MPI_Isend(buffer.raw_data(), count_, mpi_type(buffer.dtype()), peer, tag, comm_->comm(), &request_),
+                call);
+  }
+  ~PointToPointWork() override {
+    if (finished_) return;
+    try {
+      wait();
+    } catch (const std::exception& e) {
+      abort_job(std::string(receive_ ? "recv" : "send") + " (dropped unwaited) failed: " + e.what());
+    }
+  }
+  bool done() override {
+    if (finished_) return true;
+    int flag = 0;
+    {
+      auto lock = mpi_lock();
+      mpi_check(MPI_Test(&request_, &flag, &status_), receive_ ? "recv" : "send");
+    }
+    if (flag) finish();
+    return finished_;
+  }
+  void wait() override {
+    if (finished_) return;
+    comm_->await(&request_, 1, receive_ ? "recv" : "send", &status_);
+    finish();
+  }
+
+ private:
+  void finish() {
+    finished_ = true;
+    if (!receive_) return;
+    int got = 0;
+    MPI_Get_count(&status_, mpi_type(buffer_.dtype()), &got);
+    SPIRE_CHECK(got == count_, ShapeError, "recv: expected ", count_, " elements (shape ", shape_str(buffer_.shape()),
+                ") from rank ", peer_, " with tag ", tag_, ", got ", got);
+  }
+  std::shared_ptr<MpiCommunicator> comm_;
+  Tensor buffer_;
+  int peer_, tag_, count_ = 0;
+  bool receive_, finished_ = false;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  MPI_Status status_{};
+};
 }  // namespace
 
-void MpiCommunicator::send(const Tensor& buffer, int dst, int tag) {
-  check_buffer(buffer, kCPU, "send", "buffer");
-  check_peer(dst, rank_, size_, tag, "send", "destination");
-  const int cnt = count_of(buffer.numel(), "send");
-  MPI_Request req;
-  {
-    auto lock = mpi_lock();
-    mpi_check(MPI_Isend(buffer.raw_data(), cnt, mpi_type(buffer.dtype()), dst, tag, comm_, &req), "send");
-  }
-  await(&req, 1, "send");
+std::unique_ptr<Work> MpiCommunicator::isend(const Tensor& buffer, int dst, int tag) {
+  return std::make_unique<PointToPointWork>(std::static_pointer_cast<MpiCommunicator>(shared_from_this()), buffer, dst,
+                                            tag, false);
 }
-
-void MpiCommunicator::recv(Tensor& buffer, int src, int tag) {
-  check_buffer(buffer, kCPU, "recv", "buffer");
-  check_peer(src, rank_, size_, tag, "recv", "source");
-  const int cnt = count_of(buffer.numel(), "recv");
-  MPI_Request req;
-  MPI_Status status;
-  {
-    auto lock = mpi_lock();
-    mpi_check(MPI_Irecv(buffer.raw_data(), cnt, mpi_type(buffer.dtype()), src, tag, comm_, &req), "recv");
-  }
-  await(&req, 1, "recv", &status);
-  int got = 0;
-  MPI_Get_count(&status, mpi_type(buffer.dtype()), &got);
-  SPIRE_CHECK(got == cnt, ShapeError, "recv: expected ", cnt, " elements (shape ", shape_str(buffer.shape()),
-              ") from rank ", src, " with tag ", tag, ", got ", got);
+std::unique_ptr<Work> MpiCommunicator::irecv(Tensor& buffer, int src, int tag) {
+  return std::make_unique<PointToPointWork>(std::static_pointer_cast<MpiCommunicator>(shared_from_this()), buffer, src,
+                                            tag, true);
 }
-
+void MpiCommunicator::send(const Tensor& buffer, int dst, int tag) { isend(buffer, dst, tag)->wait(); }
+void MpiCommunicator::recv(Tensor& buffer, int src, int tag) { irecv(buffer, src, tag)->wait(); }
 void MpiCommunicator::barrier() {
   MPI_Request req;
   {

@@ -55,6 +55,8 @@ class MpiCommunicator final : public Communicator {
   void broadcast(Tensor& buffer, int root) override;
   void send(const Tensor& buffer, int dst, int tag) override;
   void recv(Tensor& buffer, int src, int tag) override;
+  std::unique_ptr<Work> isend(const Tensor& buffer, int dst, int tag) override;
+  std::unique_ptr<Work> irecv(Tensor& buffer, int src, int tag) override;
   void barrier() override;
   std::shared_ptr<Communicator> split(int color, int key) override;
 

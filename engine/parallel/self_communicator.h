@@ -24,6 +24,8 @@ class SelfCommunicator final : public Communicator {
   void broadcast(Tensor& buffer, int root) override;
   void send(const Tensor& buffer, int dst, int tag) override;
   void recv(Tensor& buffer, int src, int tag) override;
+  std::unique_ptr<Work> isend(const Tensor& buffer, int dst, int tag) override;
+  std::unique_ptr<Work> irecv(Tensor& buffer, int src, int tag) override;
   void barrier() override {}
   std::shared_ptr<Communicator> split(int color, int key) override;
 

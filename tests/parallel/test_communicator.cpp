@@ -186,6 +186,36 @@ TYPED_TEST(Collectives, SendRecvPairs) {
   EXPECT_THROW(W().send(mine, n, 0), ValueError);   // not a rank
 }
 
+// Nonblocking point-to-point: every rank posts its receives from every other rank before sending,
+// in an order that would deadlock with blocking calls; messages with one tag keep their order.
+TYPED_TEST(Collectives, NonblockingSendRecvAllPairsKeepOrder) {
+  using T = TypeParam;
+  const int n = W().size(), me = W().rank();
+  if (n == 1) {
+    Tensor x = zeros({3}, dtype_of<T>::value);
+    EXPECT_THROW(W().isend(x, 0, 0), ValueError);
+    EXPECT_THROW(W().irecv(x, 0, 0), ValueError);
+    return;
+  }
+  std::vector<Tensor> got;
+  std::vector<std::unique_ptr<parallel::Work>> recvs, sends;
+  for (int src = 0; src < n; ++src)
+    for (int k = 0; k < 2 && src != me; ++k) {
+      got.push_back(empty({3}, dtype_of<T>::value));
+      recvs.push_back(W().irecv(got.back(), src, 7));
+    }
+  for (int dst = 0; dst < n; ++dst)
+    for (int k = 0; k < 2 && dst != me; ++k) sends.push_back(W().isend(input<T>(me * 2 + k, {3}, 5), dst, 7));
+  for (auto& w : sends) w->wait();
+  size_t i = 0;
+  for (int src = 0; src < n; ++src)
+    for (int k = 0; k < 2 && src != me; ++k, ++i) {
+      recvs[i]->wait();
+      EXPECT_TRUE(recvs[i]->done());
+      for (int64_t j = 0; j < 3; ++j) EXPECT_EQ(got[i].data<T>()[j], value<T>(src * 2 + k, j, 5));
+    }
+}
+
 // Same bits on every rank (gathered and compared) and on a second run of the same reduction.
 TYPED_TEST(Collectives, AllReduceIsDeterministic) {
   using T = TypeParam;

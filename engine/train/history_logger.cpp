@@ -143,10 +143,20 @@ void HistoryLogger::on_epoch_end(int64_t epoch, Logs& logs) {
     return;
   }
   rows_.emplace_back(epoch, logs);
-  write_hdf5();
+  unwritten_ = true;
+  if (options_.write_every > 0 && rows_.size() % size_t(options_.write_every) == 0) flush();
 }
 
-void HistoryLogger::on_train_end(const History&) { close(); }
+void HistoryLogger::flush() {
+  if (!hdf5_ || !unwritten_) return;
+  write_hdf5();
+  unwritten_ = false;
+}
+
+void HistoryLogger::on_train_end(const History&) {
+  flush();
+  close();
+}
 
 void HistoryLogger::write_hdf5() const {
   std::set<std::string> keys;

@@ -22,6 +22,9 @@ struct HistoryLoggerOptions {
   std::string path = "";
   bool append = false;
   std::string separator = ",";  // CSV only
+  // HDF5 only: rewrite the file every write_every epochs (1: each epoch); 0: only on flush() and at
+  // the end of training (for runs of many short epochs, where rewriting each time costs O(n^2)).
+  int64_t write_every = 1;
 };
 
 class HistoryLogger : public Callback {
@@ -34,6 +37,8 @@ class HistoryLogger : public Callback {
   void on_train_begin() override;
   void on_epoch_end(int64_t epoch, Logs& logs) override;
   void on_train_end(const History& history) override;
+  // HDF5: writes every row so far now (atomically); CSV rows are already on disk.
+  void flush();
 
   const HistoryLoggerOptions& options() const { return options_; }
   bool is_hdf5() const { return hdf5_; }
@@ -48,7 +53,8 @@ class HistoryLogger : public Callback {
   HistoryLoggerOptions options_;
   bool hdf5_;
   std::FILE* file_ = nullptr;
-  std::optional<std::vector<std::string>> keys_;  // the CSV's columns after "epoch"
+  std::optional<std::vector<std::string>> keys_;
+  bool unwritten_ = false;  // HDF5 rows not yet in the file  // the CSV's columns after "epoch"
   std::vector<std::pair<int64_t, Logs>> rows_;
 };
 

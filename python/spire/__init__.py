@@ -19,6 +19,7 @@ del _name
 
 from . import _tensor  # noqa: E402  (adds the Python-side Tensor protocols)
 from ._C import Tensor, Device, dtype  # noqa: E402,F401
+from ._C import get_num_threads, set_num_threads  # noqa: E402,F401
 from ._C import SpireError, ShapeError, DTypeError, SpireValueError, ConfigError, ParseError  # noqa: E402,F401
 from ._C import SpireIOError, AutodiffError, DeviceError  # noqa: E402,F401
 from ._C import bool_, int32, int64, float32, float64, complex64, complex128  # noqa: E402,F401

@@ -15,6 +15,7 @@
 #include "engine/core/tensor.h"
 #include "engine/autodiff/functional.h"
 #include "engine/optim/state_dict.h"
+#include "engine/train/logs.h"
 
 namespace py = pybind11;
 
@@ -68,6 +69,8 @@ const Tensor* tensor_ptr(py::handle h);
 // Any array-like as a Tensor: a Tensor itself; a NumPy array (shared when the layout allows);
 // lists and numbers (copied, with float32/int64/complex64 as the defaults, as torch.tensor).
 Tensor to_tensor(py::handle h);
+// A training step's or epoch's logs as a dict of floats, in their order.
+py::dict logs_dict(const train::Logs& logs);
 // spire.tensor(data, dtype, requires_grad): always a fresh tensor with its own memory.
 Tensor new_tensor(py::handle data, py::handle dtype, bool requires_grad);
 // A binary operand next to `other`: Python numbers are weakly typed and take other's dtype.
@@ -126,6 +129,7 @@ void bind_rl_vector(py::module_& rl);     // the vector environment pool and the
 void bind_rl_games(py::module_& rl);      // games for search (after bind_rl)
 void bind_rl_mcts(py::module_& rl);       // batched MCTS, evaluators, selection rules (after bind_rl_games)
 void bind_rl_alphazero(py::module_& rl);  // AlphaZero (after bind_rl_mcts)
+void bind_rl_agents(py::module_& rl);     // algorithms as fragments, distribution policies, runs
 
 }  // namespace spire::python
 

@@ -2,6 +2,7 @@
 // signatures), NumPy construction (tensor, from_numpy, asarray) and random draws.
 #include "common.h"
 #include "engine/core/error.h"
+#include "engine/core/threads.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/random.h"
 
@@ -51,6 +52,9 @@ void bind_random(py::module_& m) {
   r.def("default_generator", &default_generator, py::return_value_policy::reference);
   r.def("manual_seed", &manual_seed, py::arg("seed"));
   m.def("manual_seed", &manual_seed, py::arg("seed"), "Seeds the default generator.");
+  m.def("get_num_threads", &num_threads, "The intra-op threads of the calling thread's ops (torch.get_num_threads).");
+  m.def("set_num_threads", &set_num_threads, py::arg("n"),
+        "Sets the intra-op threads of the calling thread's ops, BLAS included (torch.set_num_threads).");
   // Draws keep the GIL: generators are shared objects and their counters must advance in order.
   r.def("uniform", [](py::handle shape, double low, double high, DType t, Generator* g) {
     return uniform(to_shape(shape), low, high, t, gen_or_default(g));

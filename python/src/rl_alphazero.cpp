@@ -12,12 +12,6 @@ namespace {
 
 namespace az = rl::alphazero;
 
-py::dict logs_dict(const train::Logs& logs) {
-  py::dict d;
-  for (auto& [k, v] : logs) d[py::str(k)] = v;
-  return d;
-}
-
 py::list ladder_list(const std::vector<az::LadderRung>& rungs) {
   py::list out;
   for (auto& r : rungs) {

@@ -198,12 +198,6 @@ std::vector<Metric> metrics_arg(py::object metrics, const char* who) {
   return out;
 }
 
-py::dict logs_dict(const Logs& logs) {
-  py::dict d;
-  for (const auto& [k, v] : logs) d[py::str(k)] = v;
-  return d;
-}
-
 int64_t epochs_arg(py::handle v, const char* name) {
   if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()) || v.cast<int64_t>() < 0)
     throw py::value_error(std::string("fit: ") + name + " must be a non-negative integer, got " +

@@ -21,12 +21,6 @@ using namespace spire::train;
 
 // --- logs <-> dicts -------------------------------------------------------------------------------
 
-py::dict logs_to_dict(const Logs& logs) {
-  py::dict d;
-  for (const auto& [k, v] : logs) d[py::str(k)] = py::float_(v);
-  return d;
-}
-
 double log_value(py::handle v, const std::string& key, const char* who) {
   if (PyBool_Check(v.ptr()) || PyComplex_Check(v.ptr()) || py::isinstance<py::str>(v))
     throw py::type_error(std::string(who) + ": logs['" + key + "'] must be a real number, got " + type_name(v));
@@ -62,7 +56,7 @@ py::object tensors_tuple(const Tensors& ts) {
   return std::move(t);
 }
 
-py::dict batch_logs_to_dict(const BatchLogs& b) {
+py::dict batch_logs_dict(const BatchLogs& b) {
   py::dict d;
   d["loss"] = b.loss;
   d["size"] = b.size;
@@ -129,7 +123,7 @@ class PyCallback : public Base {
   }
   void on_epoch_end(int64_t epoch, Logs& logs) override {
     if (!call("on_epoch_end", [&](py::function& f) {
-          py::dict d = logs_to_dict(logs);
+          py::dict d = logs_dict(logs);
           f(epoch, d);
           dict_into_logs(d, logs, "on_epoch_end");
         }))
@@ -139,7 +133,7 @@ class PyCallback : public Base {
     if (!call("on_batch_begin", [&](py::function& f) { f(batch, py::dict()); })) Base::on_batch_begin(batch);
   }
   void on_batch_end(int64_t batch, const BatchLogs& logs) override {
-    if (!call("on_batch_end", [&](py::function& f) { f(batch, batch_logs_to_dict(logs)); }))
+    if (!call("on_batch_end", [&](py::function& f) { f(batch, batch_logs_dict(logs)); }))
       Base::on_batch_end(batch, logs);
   }
 
@@ -429,7 +423,7 @@ name and renamed over `path` each epoch. append=True continues an existing file.
       .def_property_readonly("separator", [](const HistoryLogger& h) { return h.options().separator; })
       .def_property_readonly("rows", [](const HistoryLogger& h) {
         py::list out;
-        for (const auto& [e, logs] : h.rows()) out.append(py::make_tuple(e, logs_to_dict(logs)));
+        for (const auto& [e, logs] : h.rows()) out.append(py::make_tuple(e, logs_dict(logs)));
         return out;
       }, "(epoch, logs) of each epoch written.");
   def_hooks<HistoryLogger>(hl);
@@ -452,6 +446,12 @@ size). peak (FLOP/s) is measured once with measure_peak_flops in the model's dty
       .def_property_readonly("peak", &FlopsUtilization::peak)
       .def_property_readonly("flops_per_batch", [](const FlopsUtilization& f) { return f.options().flops_per_batch; });
   def_hooks<FlopsUtilization>(fu);
+}
+
+py::dict logs_dict(const Logs& logs) {
+  py::dict d;
+  for (const auto& [k, v] : logs) d[py::str(k)] = py::float_(v);
+  return d;
 }
 
 }  // namespace spire::python

@@ -1,10 +1,12 @@
 // spire: the command line. Parsing only; every command's work lives in the engine or a package.
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/command.h"
 #include "engine/core/error.h"
 #include "engine/core/transfer.h"
+#include "engine/parallel/runtime.h"
 
 namespace spire::cli {
 
@@ -19,6 +21,15 @@ std::string version_text() {
   int n = cuda_device_count();
   if (n == 0) return s + "; cuda built, " + unavailable_reason(DeviceKind::CUDA);
   return s + ", cuda (" + std::to_string(n) + " device" + (n == 1 ? ")" : "s)");
+}
+
+// Under mpirun, returning from one rank would leave the others waiting in their next collective
+// (and its exit would run MPI_Finalize, itself collective): a failing rank ends the whole job,
+// naming itself.
+[[noreturn]] void fail(const std::string& message, int code) {
+  if (parallel::is_initialized() && parallel::size() > 1) parallel::abort_job(message, code);
+  std::cerr << "spire: " << message << "\n";
+  std::exit(code);
 }
 
 }  // namespace spire::cli
@@ -53,11 +64,9 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) return run();
   } catch (const spire::Error& e) {
-    std::cerr << "spire: error: " << e.what() << "\n";
-    return 1;
+    fail(std::string("error: ") + e.what(), 1);
   } catch (const std::exception& e) {
-    std::cerr << "spire: internal error: " << e.what() << "\n";
-    return 2;
+    fail(std::string("internal error: ") + e.what(), 2);
   }
   std::cout << app.help();
   return 0;

@@ -1,17 +1,22 @@
 // `spire rl`: reinforcement learning from the command line.
-//   spire rl train job.toml [-o DIR] [--resume]   train the agent a job file describes; the job's
-//                                                 `algorithm` picks the trainer from a registry
+//   spire rl train job.toml [-o DIR] [--resume] [--policy NAME]
+//       train the agent a job file describes: alphazero, or an algorithm written as fragments (ppo,
+//       a2c, dqn) under a distribution policy (the job's, or --policy), also under mpirun -n N
 //   spire rl play --game connect_four --players A B [--games N] [--seed S]
 //       players: human, random, minimax[:depth], mcts[:simulations],
 //                alphazero:CHECKPOINT[:simulations]
+#include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <sstream>
 
 #include "cli/command.h"
 #include "engine/core/error.h"
+#include "engine/data/job_file.h"
+#include "engine/parallel/runtime.h"
+#include "engine/train/progress_bar.h"
+#include "engine/train/stream.h"
+#include "reinforcement/agents/algorithms.h"
+#include "reinforcement/agents/job.h"
 #include "reinforcement/alphazero/alphazero.h"
 #include "reinforcement/games/bots.h"
 #include "reinforcement/mcts/evaluator.h"
@@ -23,32 +28,35 @@ namespace {
 namespace fs = std::filesystem;
 
 struct TrainOptions {
-  std::string job, out;
+  std::string job, out, policy;
   bool resume = false;
 };
 
-// The trainers of `spire rl train`, by the job file's `algorithm` (DQN, PPO and the like join here).
-using Trainer = std::function<int(const std::string& job_text, const TrainOptions& options)>;
-std::map<std::string, Trainer>& trainers() {
-  static std::map<std::string, Trainer> all;
-  return all;
+// The output folder: -o, else the job's checkpoint.dir, else the job file's name beside it.
+std::string output_folder(const TrainOptions& o, const std::string& job_dir) {
+  return !o.out.empty() ? o.out : !job_dir.empty() ? job_dir : fs::path(o.job).replace_extension("").string();
+}
+
+// The folder's checkpoint, checked against --resume.
+std::string checkpoint_in(const std::string& out, const TrainOptions& o) {
+  const std::string checkpoint = (fs::path(out) / "checkpoint.h5").string();
+  SPIRE_CHECK(o.resume || !fs::exists(checkpoint), ValueError, "rl train: ", checkpoint,
+              " exists; pass --resume to continue that run, or choose another folder with -o");
+  SPIRE_CHECK(!o.resume || fs::exists(checkpoint), ValueError, "rl train --resume: no checkpoint at ", checkpoint);
+  return checkpoint;
 }
 
 int train_alphazero(const std::string& text, const TrainOptions& o) {
   using namespace rl::alphazero;
+  SPIRE_CHECK(o.policy.empty(), ConfigError, "rl train: --policy applies to the algorithms written as fragments (",
+              detail::join(rl::agents::registered_algorithms()), "); alphazero runs in one process");
   Config config = parse_config(text, o.job);
-  // The output folder: -o, else the job's checkpoint.dir, else the job file's name beside it.
-  std::string out = !o.out.empty() ? o.out
-                    : !config.checkpoint.dir.empty() ? config.checkpoint.dir
-                                                     : fs::path(o.job).replace_extension("").string();
+  const std::string out = output_folder(o, config.checkpoint.dir);
   config.checkpoint.dir = out;
   fs::create_directories(out);
-  const std::string checkpoint = (fs::path(out) / "checkpoint.h5").string();
-  SPIRE_CHECK(o.resume || !fs::exists(checkpoint), ValueError, "rl train: ", checkpoint,
-              " exists; pass --resume to continue that run, or choose another folder with -o");
+  const std::string checkpoint = checkpoint_in(out, o);
   AlphaZero run(config);
   if (o.resume) {
-    SPIRE_CHECK(fs::exists(checkpoint), ValueError, "rl train --resume: no checkpoint at ", checkpoint);
     run.load_state(checkpoint);
     std::cout << "resuming " << checkpoint << " after iteration " << run.iterations_done() << "\n";
   }
@@ -63,20 +71,59 @@ int train_alphazero(const std::string& text, const TrainOptions& o) {
   return 0;
 }
 
-int train(const TrainOptions& o) {
-  std::ifstream f(o.job, std::ios::binary);
-  SPIRE_CHECK(f.good(), IOError, "rl train: cannot read the job file ", o.job);
-  std::stringstream s;
-  s << f.rdbuf();
-  std::string algorithm = rl::alphazero::job_algorithm(s.str(), o.job);
-  auto it = trainers().find(algorithm);
-  if (it == trainers().end()) {
-    std::string known;
-    for (auto& [name, _] : trainers()) known += (known.empty() ? "" : ", ") + name;
-    throw ConfigError(detail::cat(o.job, ": algorithm \"", algorithm, "\" is not one `spire rl train` knows; allowed: ",
-                                  known));
+// PPO, A2C, DQN and every algorithm written as fragments, under the job's distribution policy;
+// the same command under `mpirun -n N`. Only the learner's rank prints.
+int train_fragments(const std::string& text, const TrainOptions& o) {
+  rl::agents::Job job = rl::agents::parse_job(text, o.job, o.policy);
+  const bool printer = parallel::rank() == 0;
+  const std::string out = output_folder(o, job.settings.checkpoint.dir);
+  job.settings.checkpoint.dir = out;
+  const std::string checkpoint = checkpoint_in(out, o);
+  rl::dataflow::Trainer trainer(job.instance, job.settings);
+  if (o.resume) trainer.resume(checkpoint);
+  const rl::dataflow::RunSettings& run = job.settings.run;
+  // On a terminal, a bar redrawn after every update under the progress lines; elsewhere the lines.
+  const bool terminal = train::Stream::standard_output().is_terminal;
+  auto bar = std::make_shared<train::ProgressBar>();
+  auto t0 = std::chrono::steady_clock::now();
+  const int64_t steps0 = trainer.env_steps();
+  if (trainer.is_learner()) {
+    trainer.progress = [terminal](const std::string& line) {
+      std::cout << (terminal ? "\r\033[K" : "") << line << std::endl;
+    };
+    if (terminal)
+      trainer.callback = [&, bar, drawn = -1.0](int64_t, const train::Logs& logs) mutable {
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (seconds - drawn < 0.1) return true;  // ten redraws a second at most
+        drawn = seconds;
+        const double done = logs.at("env_steps"), rate = (done - double(steps0)) / std::max(seconds, 1e-9);
+        std::cout << "\r\033[K" << bar->bar(int64_t(done), run.total_steps) << " " << int64_t(rate)
+                  << " steps/s ETA " << train::ProgressBar::format_time(std::max(0.0, double(run.total_steps) - done) / rate)
+                  << "  return " << logs.at("episode_return") << std::flush;
+        return true;
+      };
   }
-  return it->second(s.str(), o);
+  if (printer)
+    std::cout << job.algorithm << " on " << run.env << ": " << run.total_steps << " environment steps, "
+              << run.actors << " actor" << (run.actors > 1 ? "s" : "") << " of " << run.envs_per_actor
+              << " environments, policy " << job.settings.policy << " on " << parallel::size() << " rank"
+              << (parallel::size() > 1 ? "s" : "") << ", writing to " << out << std::endl;
+  rl::dataflow::Summary s = trainer.train();
+  if (trainer.is_learner()) {
+    std::cout << "done: checkpoint " << checkpoint << ", history " << (fs::path(out) / "history.csv").string();
+    if (s.evaluation)
+      std::cout << "; evaluation return " << s.evaluation->mean_return() << " +/- " << s.evaluation->std_return()
+                << " over " << s.evaluation->returns.size() << " episodes";
+    std::cout << std::endl;
+  }
+  return 0;
+}
+
+int train(const TrainOptions& o) {
+  const std::string text = data::JobSection::read(o.job);
+  const std::string algorithm = rl::alphazero::job_algorithm(text, o.job);
+  if (algorithm == "alphazero") return train_alphazero(text, o);
+  return train_fragments(text, o);
 }
 
 // "name[:arg]" -> (name, arg)
@@ -161,18 +208,18 @@ int play(const std::string& game, const std::vector<std::string>& players, int g
   return 0;
 }
 
-struct Registrar {
-  Registrar() { trainers()["alphazero"] = train_alphazero; }
-} registrar;
-
 SPIRE_CLI_COMMAND(60, [](CLI::App& app) -> std::function<int()> {
   auto* cmd = app.add_subcommand("rl", "reinforcement learning: train agents from job files, play games");
   cmd->require_subcommand(1);
   auto o = std::make_shared<TrainOptions>();
-  auto* tr = cmd->add_subcommand("train", "train the agent a TOML job file describes (algorithm = \"alphazero\")");
+  auto* tr = cmd->add_subcommand("train", "train the agent a TOML job file describes (algorithm = \"ppo\", \"a2c\", "
+                                          "\"dqn\" or \"alphazero\"); also under mpirun -n N");
   tr->add_option("job", o->job, "the job file (.toml)")->required()->check(CLI::ExistingFile);
   tr->add_option("-o,--out", o->out, "folder for the checkpoint and history (default: the job's checkpoint.dir)");
   tr->add_flag("--resume", o->resume, "continue the run saved in the folder's checkpoint.h5");
+  tr->add_option("--policy", o->policy,
+                 "the distribution policy, overriding the job's: single_process, multi_actor_single_learner, "
+                 "async_multi_actor_single_learner, single_actor_learner_multi_env");
 
   auto game = std::make_shared<std::string>("connect_four");
   auto players = std::make_shared<std::vector<std::string>>();

@@ -127,6 +127,7 @@ void bind_rl(py::module_& m) {
   bind_rl_games(rl);
   bind_rl_mcts(rl);
   bind_rl_alphazero(rl);
+  bind_rl_agents(rl);
 }
 
 }  // namespace spire::python

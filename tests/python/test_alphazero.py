@@ -1,8 +1,6 @@
 """spire.rl.AlphaZero and NetworkEvaluator: the bindings against independent computations (NumPy
 softmax of the network's own logits, the job-file parser's errors, a save/load round trip that must
 continue bit for bit), and `spire rl` from the command line."""
-import os
-import pathlib
 import subprocess
 
 import numpy as np
@@ -11,8 +9,6 @@ import pytest
 import spire
 import spire.rl
 from spire.rl import AlphaZero, NetworkEvaluator, PolicyValueNet
-
-REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def tiny(seed=3, **over):
@@ -137,20 +133,13 @@ def test_config_errors_name_the_key(over, words):
         assert w in str(e.value)
 
 
-def spire_cli():
-    for p in [os.environ.get("SPIRE_CLI"), REPO / "build" / "bin" / "spire"]:
-        if p and pathlib.Path(p).exists():
-            return str(p)
-    raise AssertionError("the spire command was not found (build it, or set SPIRE_CLI)")
-
-
-def test_cli_train_resume_and_play(tmp_path):
+def test_cli_train_resume_and_play(tmp_path, spire_cli):
     job = tmp_path / "job.toml"
     text = ('algorithm = "alphazero"\nseed = 1\n[game]\nname = "tic_tac_toe"\n[network]\nblocks = 1\nchannels = 8\n'
             '[mcts]\nsimulations = 8\n[selfplay]\ngames = 4\ngames_per_iteration = 4\n'
             '[train]\niterations = 1\nsteps_per_iteration = 2\nbatch_size = 8\n')
     job.write_text(text)
-    cli = spire_cli()
+    cli = spire_cli
     out = tmp_path / "run"
     r = subprocess.run([cli, "rl", "train", str(job), "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

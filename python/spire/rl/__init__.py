@@ -130,10 +130,11 @@ def make(id: str, max_episode_steps: int | None = None, **kwargs) -> Env:
 
 
 # The vector pool, games, search and AlphaZero live in their own modules; their names join spire.rl.
-from . import alphazero, games, mcts, vector  # noqa: E402
+from . import agents, alphazero, games, mcts, vector  # noqa: E402
+from .agents import *  # noqa: E402,F401,F403
 from .alphazero import *  # noqa: E402,F401,F403
 from .games import *  # noqa: E402,F401,F403
 from .mcts import *  # noqa: E402,F401,F403
 from .vector import *  # noqa: E402,F401,F403
 
-__all__ += vector.__all__ + games.__all__ + mcts.__all__ + alphazero.__all__
+__all__ += vector.__all__ + games.__all__ + mcts.__all__ + alphazero.__all__ + agents.__all__

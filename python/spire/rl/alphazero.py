@@ -20,49 +20,17 @@ the logits over the legal actions.
 """
 from __future__ import annotations
 
-import math
 import os
 import tomllib
 from typing import Any, Callable, Mapping
 
 from .._C import _rl
+from ._toml import to_toml as _to_toml
 
 PolicyValueNet = _rl.PolicyValueNet
 NetworkEvaluator = _rl.NetworkEvaluator
 
 __all__ = ["AlphaZero", "PolicyValueNet", "NetworkEvaluator", "load_network"]
-
-
-def _toml_value(v: Any, where: str) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v) or math.isinf(v):
-            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-        return repr(v)
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x, where) for x in v) + "]"
-    raise TypeError(f"AlphaZero config: {where} must be a bool, number, string or list, got {type(v).__name__}")
-
-
-def _to_toml(config: Mapping[str, Any]) -> str:
-    """The job-file text of a dict config (top-level values, then one table per section)."""
-    top, tables = [], []
-    for key, value in config.items():
-        if isinstance(value, Mapping):
-            lines = [f"[{key}]"]
-            for k, v in value.items():
-                if isinstance(v, Mapping):
-                    raise TypeError(f"AlphaZero config: {key}.{k} is nested too deeply (sections hold values)")
-                lines.append(f"{k} = {_toml_value(v, f'{key}.{k}')}")
-            tables.append("\n".join(lines))
-        else:
-            top.append(f"{key} = {_toml_value(value, key)}")
-    return "\n".join(top) + "\n\n" + "\n\n".join(tables) + "\n"
 
 
 class AlphaZero:
@@ -72,7 +40,7 @@ class AlphaZero:
         if _impl is not None:
             self._impl = _impl
         elif isinstance(config, Mapping):
-            self._impl = _rl.AlphaZero(_to_toml(config), "config")
+            self._impl = _rl.AlphaZero(_to_toml(config, "AlphaZero config"), "config")
         elif isinstance(config, (str, os.PathLike)):
             self._impl = _rl.AlphaZero.from_file(os.fspath(config))
         else:

@@ -1,8 +1,8 @@
 // Intra-op threads: how many threads one engine op (and the BLAS call inside it) may use, for the
 // calling thread, as torch.set_num_threads. Small ops run serially whatever the setting (the
-// kernels have a grain size); a program that already runs several threads of its own (RL actors,
-// data loaders) should give each of them one intra-op thread, or their thread teams contend for
-// the cores (measured: a PPO run on 2 busy cores 60x slower with 2 intra-op threads per actor).
+// kernels have a grain size). A program that runs several threads of its own (RL actors, data
+// loaders) should give each of them one intra-op thread, or their thread teams contend for the
+// cores: a PPO run on two busy cores measured 55x slower with two intra-op threads per thread.
 #pragma once
 
 namespace spire {

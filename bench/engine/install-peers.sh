@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the peers Spire is compared against, from PyPI: PyTorch, which the Python tests use as a
-# reference (`install-peers.sh torch`, run by tools/install-deps), and JAX and EnvPool for the benchmarks
-# (`install-peers.sh`, both). Idempotent: a peer that already imports and computes is left alone.
+# reference (`install-peers.sh torch`, run by tools/install-deps), and JAX, EnvPool and Stable-Baselines3
+# for the benchmarks (`install-peers.sh`, all). Idempotent: a peer that already imports and computes is left alone.
 #
 # PyPI's Linux torch wheel is the CUDA build and declares ~3 GiB of CUDA runtime wheels. Only PyPI is
 # reachable (no CPU-only index), so we first try the light path: torch with --no-deps, its pure-Python
@@ -54,4 +54,12 @@ fi
 if ! "$PY" -c "import envpool" >/dev/null 2>&1; then
   echo "install-peers: installing envpool" >&2
   "${PIP[@]}" envpool
+fi
+
+# Stable-Baselines3: the reference of bench/rl/agents.py (PPO on CartPole-v1). Its dependencies (torch,
+# above; gymnasium, numpy, cloudpickle, from tools/install-deps) are already here, so --no-deps keeps pip
+# from pulling anything else in.
+if ! "$PY" -c "import stable_baselines3" >/dev/null 2>&1; then
+  echo "install-peers: installing stable-baselines3" >&2
+  "${PIP[@]}" --no-deps stable-baselines3
 fi

@@ -2,10 +2,13 @@
 runs against their own definitions (the history's step counts, the evaluation against episodes
 played here with the agent's own predict), the job file's errors, save and resume, and a run
 stopped by SIGINT that ends cleanly with its files written."""
+import os
+import shutil
 import signal
 import subprocess
-import time
+import sys
 
+import h5py
 import numpy as np
 import pytest
 
@@ -125,3 +128,40 @@ def test_cli_trains_resumes_and_stops_on_sigint(tmp_path, spire_cli):
     assert p.returncode == 0, stderr
     assert "stopped (interrupted)" in stdout
     assert (out2 / "checkpoint.h5").exists() and (out2 / "history.h5").exists()
+
+
+_MPI_JOB = r"""
+import sys
+import numpy as np
+import spire.rl
+job = {"algorithm": "ppo", "seed": 4, "env": {"id": "CartPole-v1", "envs_per_actor": 2}, "actors": {"count": 2},
+       "run": {"total_steps": 256}, "evaluation": {"episodes": 0}, "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 2}}
+agent = spire.rl.Agent(job, policy=sys.argv[1])
+summary = agent.train()
+if agent.is_learner:
+    agent.save(sys.argv[2])
+    print("learner", summary["stop_reason"], summary["updates"])
+"""
+
+
+def test_agent_under_mpirun_learns_what_one_process_learns(tmp_path):
+    """Python under mpirun -n 2: every rank builds the same Agent; the learner's rank ends with the
+    single-process run's state (networks, optimizer, generator), bit for bit."""
+    mpirun = shutil.which("mpirun")
+    assert mpirun is not None, "mpirun is not on PATH: tools/install-deps installs openmpi-bin"
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p), SPIRE_COLLECTIVE_TIMEOUT="60")
+    one = tmp_path / "one.h5"
+    r = subprocess.run([sys.executable, "-c", _MPI_JOB, "single_process", str(one)], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    two = tmp_path / "two.h5"
+    r = subprocess.run([mpirun, "-n", "2", "--oversubscribe", sys.executable, "-c", _MPI_JOB,
+                        "multi_actor_single_learner", str(two)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("learner budget 4") == 1, r.stdout
+    with h5py.File(one, "r") as a, h5py.File(two, "r") as b:
+        keys = list(a["state/learner"])
+        assert keys == list(b["state/learner"]) and any(k.startswith("network.") for k in keys)
+        for k in keys:
+            np.testing.assert_array_equal(b["state/learner"][k][()], a["state/learner"][k][()], err_msg=k)

@@ -2,9 +2,12 @@
 //   spire rl train job.toml [-o DIR] [--resume] [--policy NAME]
 //       train the agent a job file describes: alphazero, or an algorithm written as fragments (ppo,
 //       a2c, dqn) under a distribution policy (the job's, or --policy), also under mpirun -n N
+//   spire rl evaluate CHECKPOINT [--episodes N] [--envs E] [--seed S]
+//       the deterministic policy of a trained ppo / a2c / dqn agent on fresh episodes
 //   spire rl play --game connect_four --players A B [--games N] [--seed S]
 //       players: human, random, minimax[:depth], mcts[:simulations],
 //                alphazero:CHECKPOINT[:simulations]
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -119,6 +122,27 @@ int train_fragments(const std::string& text, const TrainOptions& o) {
   return 0;
 }
 
+// A trained agent's deterministic policy on fresh episodes, from its run's checkpoint (which holds
+// the job: algorithm, environment, network settings).
+struct EvaluateOptions {
+  std::string checkpoint;
+  int64_t episodes = 100, envs = 10;
+  uint64_t seed = 0;
+};
+
+int evaluate(const EvaluateOptions& o) {
+  rl::agents::Job job = rl::agents::job_of_checkpoint(o.checkpoint, "single_process");
+  rl::dataflow::Trainer trainer(job.instance, job.settings);
+  trainer.resume(o.checkpoint);
+  rl::dataflow::Evaluation e = trainer.evaluate(o.episodes, o.envs, o.seed);
+  auto [lo, hi] = std::minmax_element(e.returns.begin(), e.returns.end());
+  std::cout << job.algorithm << " on " << job.settings.run.env << " after " << trainer.env_steps()
+            << " environment steps: return " << e.mean_return() << " +/- " << e.std_return() << " over "
+            << e.returns.size() << " episodes (min " << *lo << ", max " << *hi << "), mean length " << e.mean_length()
+            << "\n";
+  return 0;
+}
+
 int train(const TrainOptions& o) {
   const std::string text = data::JobSection::read(o.job);
   const std::string algorithm = rl::alphazero::job_algorithm(text, o.job);
@@ -221,6 +245,14 @@ SPIRE_CLI_COMMAND(60, [](CLI::App& app) -> std::function<int()> {
                  "the distribution policy, overriding the job's: single_process, multi_actor_single_learner, "
                  "async_multi_actor_single_learner, single_actor_learner_multi_env");
 
+  auto ev = std::make_shared<EvaluateOptions>();
+  auto* evc = cmd->add_subcommand("evaluate", "play the deterministic policy of a trained agent (ppo, a2c, dqn) "
+                                              "from its checkpoint, and print the returns");
+  evc->add_option("checkpoint", ev->checkpoint, "the run's checkpoint.h5")->required()->check(CLI::ExistingFile);
+  evc->add_option("--episodes", ev->episodes, "episodes to play")->check(CLI::PositiveNumber);
+  evc->add_option("--envs", ev->envs, "environments playing them at once")->check(CLI::PositiveNumber);
+  evc->add_option("--seed", ev->seed, "environment i is reset with seed + i");
+
   auto game = std::make_shared<std::string>("connect_four");
   auto players = std::make_shared<std::vector<std::string>>();
   auto games = std::make_shared<int>(1);
@@ -232,6 +264,7 @@ SPIRE_CLI_COMMAND(60, [](CLI::App& app) -> std::function<int()> {
   pl->add_option("--seed", *seed, "seed of the random and search players");
   return [=]() -> int {
     if (tr->parsed()) return train(*o);
+    if (evc->parsed()) return evaluate(*ev);
     rl::make_game(*game);  // an unknown game fails here, naming the known ones
     return play(*game, *players, *games, *seed);
   };

@@ -49,6 +49,13 @@ void bind_rl_agents(py::module_& rl) {
              return r;
            }),
            py::arg("text"), py::arg("where") = "config", py::arg("policy") = "")
+      .def_static("from_checkpoint", [](const std::string& path, const std::string& policy) {
+        auto r = std::make_shared<Run>();
+        r->job = rl::agents::job_of_checkpoint(path, policy);
+        r->trainer = std::make_shared<df::Trainer>(r->job.instance, r->job.settings);
+        r->trainer->resume(path);
+        return r;
+      }, py::arg("path"), py::arg("policy") = "")
       .def("train", [](Run& r, py::object callback, py::object progress) {
         df::Trainer& t = *r.trainer;
         if (!callback.is_none())

@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/data/job_file.h"
+#include "engine/nn/checkpoint.h"
 #include "reinforcement/agents/algorithms.h"
 #include "reinforcement/envs/env.h"
 
@@ -63,6 +64,14 @@ Job parse_job(const std::string& text, const std::string& where, const std::stri
 
 Job load_job(const std::string& path, const std::string& policy) {
   return parse_job(data::JobSection::read(path), path, policy);
+}
+
+Job job_of_checkpoint(const std::string& checkpoint_path, const std::string& policy) {
+  nn::CheckpointData data = nn::read_checkpoint(checkpoint_path);
+  for (const auto& [key, text] : data.metadata)
+    if (key == "job") return parse_job(text, checkpoint_path + ":/meta/job", policy);
+  throw ValueError(detail::cat(checkpoint_path, " holds no job (/meta/job): it is not the checkpoint of a run of ",
+                               detail::join(registered_algorithms())));
 }
 
 }  // namespace spire::rl::agents

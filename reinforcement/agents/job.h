@@ -29,5 +29,8 @@ struct Job {
 // policy: overrides the job's policy when not empty.
 Job parse_job(const std::string& text, const std::string& where, const std::string& policy = "");
 Job load_job(const std::string& path, const std::string& policy = "");
+// The job a run's checkpoint was written by (its /meta/job), to evaluate or continue the run.
+// ValueError naming the path when the file is not an RL run's checkpoint.
+Job job_of_checkpoint(const std::string& checkpoint_path, const std::string& policy = "");
 
 }  // namespace spire::rl::agents

@@ -57,8 +57,11 @@ def test_a_callback_stops_and_save_resume_continues(tmp_path):
     again = spire.rl.Agent(job)
     again.resume(tmp_path / "a.h5")
     assert again.env_steps == 100 and again.updates == 10
+    loaded = spire.rl.Agent.load(tmp_path / "a.h5")  # the job comes from the checkpoint
+    assert loaded.algorithm == "a2c" and loaded.env_steps == 100
     obs = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
     np.testing.assert_array_equal(again.predict(obs), agent.predict(obs))
+    np.testing.assert_array_equal(loaded.predict(obs), agent.predict(obs))
     s = again.train()
     assert s["stop_reason"] == "budget" and s["env_steps"] == 400 and s["updates"] == 40
 
@@ -113,6 +116,14 @@ def test_cli_trains_resumes_and_stops_on_sigint(tmp_path, spire_cli):
     assert r.returncode == 0, r.stderr
     assert "ppo update 20  steps 640/640" in r.stdout and "update 10 " not in r.stdout
     assert len((out / "history.csv").read_text().strip().splitlines()) == 21
+    # The trained agent evaluated from its checkpoint: the same episodes as Agent.evaluate plays.
+    r = subprocess.run([spire_cli, "rl", "evaluate", str(out / "checkpoint.h5"), "--episodes", "4", "--envs", "2",
+                        "--seed", "3"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ev = spire.rl.Agent.load(out / "checkpoint.h5").evaluate(episodes=4, envs=2, seed=3)
+    assert f"after 640 environment steps: return {ev['mean_return']:g}" in r.stdout, r.stdout
+    r = subprocess.run([spire_cli, "rl", "evaluate", str(job)], capture_output=True, text=True)
+    assert r.returncode != 0 and "not an HDF5 file" in r.stderr
     r = subprocess.run([spire_cli, "rl", "train", str(job), "--policy", "nowhere"], capture_output=True, text=True)
     assert r.returncode != 0 and "nowhere" in r.stderr and "multi_actor_single_learner" in r.stderr
 

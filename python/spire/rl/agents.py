@@ -54,6 +54,15 @@ class Agent:
             raise TypeError(f"Agent: job must be a dict or the path of a TOML job file, got {type(job).__name__}")
         self._run = _rl.Run(text, where, policy or "")
 
+    @classmethod
+    def load(cls, path: "str | os.PathLike", *, policy: str | None = None) -> "Agent":
+        """The agent saved in a run's checkpoint (its job is stored in it), ready to predict, evaluate
+        or train on (``policy`` overrides the job's, e.g. "single_process" to evaluate a run trained
+        on several ranks)."""
+        agent = cls.__new__(cls)
+        agent._run = _rl.Run.from_checkpoint(os.fspath(path), policy or "")
+        return agent
+
     def train(self, callback: Callable[[int, dict], bool | None] | None = None,
               progress: Callable[[str], None] | None = None) -> dict:
         """Runs until the step budget, the evaluation target, a callback returning False or Ctrl-C.

@@ -267,6 +267,39 @@ Summary Trainer::run_learner(TrajectoryChannel& trajectories, ParameterChannel& 
   return summary;
 }
 
+void Trainer::run_actor(ActorHost& host, TrajectoryChannel& trajectories, ParameterChannel& parameters) {
+  NumThreadsGuard one_thread(1);
+  const bool learner_here = world_->rank() == placement_.learner_rank;
+  try {
+    auto latest = parameters.newest(-1, true);
+    while (!(latest->flags & kStop)) {
+      const int64_t version = latest->parameters->version;
+      host.actor->load(*latest->parameters);
+      Trajectory t = host.actor->collect();
+      t.actor = host.index;
+      t.version = version;
+      trajectories.send(t, InterruptScope::requested() ? kStopRequest : 0);
+      // Synchronous: the next round's parameters. Asynchronous: the newest there are, if any.
+      if (placement_.synchronous) latest = parameters.newest(version, true);
+      else if (auto newer = parameters.newest(version, false)) latest = newer;
+    }
+    trajectories.bye(host.index);
+  } catch (...) {
+    // Elsewhere than the learner's rank nobody could rethrow it: the job ends, naming the actor.
+    if (!learner_here) {
+      std::string what = "an exception not derived from std::exception";
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      parallel::abort_job(detail::cat("actor ", host.index, " failed: ", what));
+    }
+    trajectories.fail(host.index, std::current_exception());
+  }
+}
+
 Summary Trainer::train() {
   InterruptScope interrupts;
   const int me = world_->rank();
@@ -287,35 +320,9 @@ Summary Trainer::train() {
     host->actor = algorithm_->make_actor(a, *host->envs);
     hosts.push_back(std::move(host));
   }
-  const bool synchronous = placement_.synchronous;
   for (auto& h : hosts) {
     ActorHost* host = h.get();
-    host->thread = std::thread([&, host, learner_here] {
-      NumThreadsGuard one_thread(1);
-      try {
-        auto latest = parameters.newest(-1, true);
-        while (!(latest->flags & kStop)) {
-          const int64_t version = latest->parameters->version;
-          host->actor->load(*latest->parameters);
-          Trajectory t = host->actor->collect();
-          t.actor = host->index;
-          t.version = version;
-          trajectories.send(t, InterruptScope::requested() ? kStopRequest : 0);
-          if (synchronous) {
-            latest = parameters.newest(version, true);
-          } else if (auto newer = parameters.newest(version, false)) {
-            latest = newer;
-          }
-        }
-        trajectories.bye(host->index);
-      } catch (const std::exception& e) {
-        if (!learner_here) parallel::abort_job(detail::cat("actor ", host->index, " failed: ", e.what()));
-        trajectories.fail(host->index, std::current_exception());
-      } catch (...) {
-        if (!learner_here) parallel::abort_job(detail::cat("actor ", host->index, " failed"));
-        trajectories.fail(host->index, std::current_exception());
-      }
-    });
+    host->thread = std::thread([&, host] { run_actor(*host, trajectories, parameters); });
   }
   auto join_actors = [&] {
     for (auto& h : hosts)

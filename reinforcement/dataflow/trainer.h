@@ -103,6 +103,7 @@ class Trainer {
  private:
   struct ActorHost;
   std::unique_ptr<VectorEnv> make_pool(int64_t count) const;
+  void run_actor(ActorHost& host, TrajectoryChannel& trajectories, ParameterChannel& parameters);
   Summary run_learner(TrajectoryChannel& trajectories, ParameterChannel& parameters);
   Parameters current_parameters() const;
   void bookkeeping(train::Logs& logs, int64_t steps, const Episodes& finished, double seconds);

@@ -24,7 +24,7 @@ def test_registries_list_the_algorithms_and_policies():
 
 def test_ppo_trains_and_its_evaluation_matches_episodes_played_here():
     agent = spire.rl.PPO("CartPole-v1", seed=1, total_steps=2048, envs_per_actor=4, n_steps=64, batch_size=64,
-                         n_epochs=2, eval_episodes=4, eval_envs=2)
+                         n_epochs=2, eval_episodes=4, eval_envs=2, learner_threads=1)
     seen = []
     summary = agent.train(callback=lambda update, logs: seen.append(logs["env_steps"]) or True)
     assert summary["stop_reason"] == "budget" and summary["env_steps"] == 2048 and summary["updates"] == 8

@@ -108,7 +108,7 @@ class Agent:
 
 
 _SHARED = {"env": ("id", "envs_per_actor", "max_episode_steps", "threads"), "actors": ("count",),
-           "run": ("total_steps", "log_every"), "evaluation": ("every_steps", "episodes", "envs", "target"),
+           "run": ("total_steps", "log_every", "learner_threads"), "evaluation": ("every_steps", "episodes", "envs", "target"),
            "checkpoint": ("every", "dir")}
 _ALIASES = {"actors": ("actors", "count"), "eval_every_steps": ("evaluation", "every_steps"),
             "eval_episodes": ("evaluation", "episodes"), "eval_envs": ("evaluation", "envs"),

@@ -110,7 +110,8 @@ int train_fragments(const std::string& text, const TrainOptions& o) {
     std::cout << job.algorithm << " on " << run.env << ": " << run.total_steps << " environment steps, "
               << run.actors << " actor" << (run.actors > 1 ? "s" : "") << " of " << run.envs_per_actor
               << " environments, policy " << job.settings.policy << " on " << parallel::size() << " rank"
-              << (parallel::size() > 1 ? "s" : "") << ", writing to " << out << std::endl;
+              << (parallel::size() > 1 ? "s" : "") << " (" << trainer.placement().describe() << "), writing to "
+              << out << std::endl;
   rl::dataflow::Summary s = trainer.train();
   if (trainer.is_learner()) {
     std::cout << "done: checkpoint " << checkpoint << ", history " << (fs::path(out) / "history.csv").string();

@@ -93,6 +93,28 @@ std::vector<int64_t> Placement::actors_on(int rank) const {
   return out;
 }
 
+namespace {
+
+// "what: 0-1 on rank 0, 2-3 on rank 1" for a non-decreasing rank per item.
+std::string ranges_by_rank(const char* what, const std::vector<int>& rank_of) {
+  std::string s = std::string(what) + ":";
+  for (size_t i = 0; i < rank_of.size();) {
+    size_t j = i;
+    while (j + 1 < rank_of.size() && rank_of[j + 1] == rank_of[i]) ++j;
+    s += detail::cat(i ? ", " : " ", i, j > i ? "-" + std::to_string(j) : "", " on rank ", rank_of[i]);
+    i = j + 1;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string Placement::describe() const {
+  std::string s = detail::cat("learner on rank ", learner_rank, "; ", ranges_by_rank("actors", actor_rank));
+  if (!env_rank.empty()) s += "; " + ranges_by_rank("actor 0's environments", env_rank);
+  return s + (synchronous ? "; synchronous" : "; asynchronous");
+}
+
 std::unique_ptr<DistributionPolicy> make_policy(const std::string& name) {
   PolicyFactory factory;
   try {

@@ -36,6 +36,9 @@ struct Placement {
 
   // The actors a rank hosts, in index order.
   std::vector<int64_t> actors_on(int rank) const;
+  // "learner on rank 0; actors: 0-1 on rank 0, 2-3 on rank 1; synchronous" (and where spread
+  // environments live), for progress output.
+  std::string describe() const;
 };
 
 class DistributionPolicy {

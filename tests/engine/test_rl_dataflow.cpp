@@ -76,6 +76,10 @@ TEST(RlPlacement, EachPolicyPlacesTheGraph) {
   p = make_policy("single_actor_learner_multi_env")->place(one, 2);
   EXPECT_EQ(p.actor_rank, (std::vector<int>{0}));
   EXPECT_EQ(p.env_rank, (std::vector<int>{0, 0, 0, 1, 1}));
+  EXPECT_EQ(p.describe(), "learner on rank 0; actors: 0 on rank 0; actor 0's environments: 0-2 on rank 0, 3-4 on "
+                          "rank 1; synchronous");
+  p = make_policy("async_multi_actor_single_learner")->place(run, 3);
+  EXPECT_EQ(p.describe(), "learner on rank 0; actors: 0-1 on rank 1, 2-3 on rank 2; asynchronous");
 }
 
 TEST(RlPlacement, ImpossiblePlacementsAreNamed) {

@@ -200,7 +200,7 @@ void OnPolicyActor::load_state_dict(const optim::StateDict& state) {
 // The learner's side of a rollout
 
 PreparedRollout prepare_rollout(std::vector<Trajectory> trajectories, ActorCritic& net, double gamma,
-                                double gae_lambda) {
+                                double gae_lambda, int64_t current_version) {
   SPIRE_CHECK(!trajectories.empty(), ValueError, "on-policy update: got no trajectories");
   Trajectory t = dataflow::join(std::move(trajectories));
   const Tensor& obs = t["obs"];
@@ -211,6 +211,20 @@ PreparedRollout prepare_rollout(std::vector<Trajectory> trajectories, ActorCriti
   {
     NoGradGuard no_grad;
     last_values = net.value(contiguous(t["final_obs"]));
+    // Rollouts collected with older parameters (an asynchronous policy's actors act with whatever
+    // they have): their log-probabilities and values are recomputed with the learner's network, so
+    // the update starts from the current policy (ratio 1) and the clip bounds its step from there,
+    // as RLlib's APPO does without V-trace. Keeping the acting policy's log-probabilities instead
+    // clips most of a stale batch away and failed CartPole on 3 of 4 asynchronous runs that this
+    // solved (docs/rl_ppo.md). Synchronous rollouts are never stale: nothing changes for them.
+    if (t.version < current_version) {
+      ActorCritic::Evaluation e =
+          net.evaluate(flatten(contiguous(obs), 0, 1), flatten(contiguous(t["actions"]), 0, 1));
+      for (auto& f : t.fields) {
+        if (f.name == "value") f.value = reshape(e.value, {T, N});
+        if (f.name == "log_prob") f.value = reshape(e.log_prob, {T, N});
+      }
+    }
   }
   Tensor k1, k2, k3, k4, k5, k6;
   GaeRollout g{.steps = T,
@@ -259,7 +273,7 @@ OnPolicyLearner::OnPolicyLearner(const Space& observation_space, const Space& ac
 Parameters OnPolicyLearner::parameters() const { return {version_, env_steps_, copy_parameters(*net_)}; }
 
 train::Logs OnPolicyLearner::update(std::vector<Trajectory> trajectories) {
-  PreparedRollout r = prepare_rollout(std::move(trajectories), *net_, config_.gamma, config_.gae_lambda);
+  PreparedRollout r = prepare_rollout(std::move(trajectories), *net_, config_.gamma, config_.gae_lambda, version_);
   env_steps_ += r.env_steps;
   const double progress_remaining =
       std::max(0.0, 1.0 - double(env_steps_) / double(std::max<int64_t>(run_.total_steps, 1)));

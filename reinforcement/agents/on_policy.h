@@ -83,6 +83,8 @@ struct Batch {
 // Turns trajectories into a Batch: joined along their environments, advantages from
 // generalized_advantages (the last values from `net` on the final observations), autoreset rows
 // dropped. explained_variance is SB3's, of the values against the returns over those rows.
+// Trajectories older than current_version (collected with older parameters) get their log_prob
+// and value recomputed with `net` first; -1: keep them all as collected.
 struct PreparedRollout {
   Batch batch;
   int64_t env_steps = 0;
@@ -90,7 +92,7 @@ struct PreparedRollout {
   dataflow::Episodes episodes;
 };
 PreparedRollout prepare_rollout(std::vector<dataflow::Trajectory> trajectories, ActorCritic& net, double gamma,
-                                double gae_lambda);
+                                double gae_lambda, int64_t current_version = -1);
 
 class OnPolicyLearner : public dataflow::Learner {
  public:

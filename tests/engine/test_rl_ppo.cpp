@@ -427,6 +427,27 @@ TEST(RlPpoActor, LearnerBatchHoldsExactlyTheValidRows) {
     var_d += (br[k] - bv[k] - mean_d) * (br[k] - bv[k] - mean_d);
   }
   EXPECT_NEAR(r.explained_variance, 1 - var_d / var_r, 1e-9);
+
+  // Collected with parameters older than the learner's (version 0 < 1): log-probabilities and
+  // values come from the learner's network, and the advantages from those values.
+  PreparedRollout stale = prepare_rollout(parts, net, 0.99, 0.95, /*current_version=*/1);
+  ActorCritic::Evaluation now;
+  {
+    NoGradGuard no_grad;
+    now = net.evaluate(reshape(obs, {T * N, 4}), reshape(t["actions"], {T * N}));
+  }
+  std::vector<double> lp = now.log_prob.to_vector(), v = now.value.to_vector();
+  std::vector<float> fresh(6);
+  for (size_t i = 0; i < 6; ++i) fresh[i] = float(v[i]);
+  Advantages fresh_adv = generalized_advantages({T, N, reward, fresh, term, trunc, valid, last}, 0.99, 0.95);
+  std::vector<double> slp = stale.batch.log_prob.to_vector(), sv = stale.batch.values.to_vector(),
+                      sa = stale.batch.advantages.to_vector();
+  for (size_t k = 0; k < rows.size(); ++k) {
+    EXPECT_EQ(slp[k], lp[rows[k]]);
+    EXPECT_EQ(sv[k], v[rows[k]]);
+    EXPECT_EQ(sa[k], fresh_adv.advantages[rows[k]]);
+  }
+  EXPECT_NE(slp[0], r.batch.log_prob.to_vector()[0]);  // the stored ones were random
 }
 
 // --- Determinism and checkpoints ---
@@ -448,6 +469,7 @@ TEST(RlPpoDeterminism, SameSeedSameBits) {
 // element: time-major fields are [T, N, ...], per-environment ones [N, ...].
 Trajectory joined_by_hand(const std::vector<Trajectory>& parts) {
   Trajectory out;
+  out.version = parts[0].version;  // every part acted with the same parameters
   for (size_t f = 0; f < parts[0].fields.size(); ++f) {
     const dataflow::Field& first = parts[0].fields[f];
     const int64_t T = first.env_axis == 1 ? first.value.shape(0) : 1;

@@ -9,7 +9,8 @@ issue's):
   * A2C (budget 5e5) and PPO on Pendulum-v1 (1e5 steps; the usual level with rl-zoo's settings
     is about -200, SB3's published PPO result with gSDE -172 +/- 75) are reported;
   * PPO under async_multi_actor_single_learner (two actors on threads, seeds 0 and 1) is reported:
-    its updates take whichever rollouts have arrived, so they are smaller and more of them.
+    its updates take whichever rollouts have arrived (stale ones re-evaluated by the learner), so
+    they are smaller and more of them; not reproducible run to run.
 Prints `figure:` lines for the report.
 """
 import os

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/parallel/buffers.h"
+#include "engine/parallel/call_check.h"
 #include "engine/parallel/runtime.h"
 
 namespace spire::parallel {
@@ -362,11 +363,27 @@ void MpiCommunicator::await(MPI_Request* requests, int n, const char* call, MPI_
   }
 }
 
+void MpiCommunicator::check_same_call(const char* call, const Tensor* tensor, int64_t detail) {
+  if (!call_checks_enabled() || size_ == 1) return;
+  const CallFingerprint mine = call_fingerprint(call, tensor, detail);
+  std::vector<CallFingerprint> all(static_cast<size_t>(size_));
+  MPI_Request req;
+  {
+    auto lock = mpi_lock();
+    mpi_check(MPI_Iallgather(mine.data(), int(mine.size()), MPI_INT64_T, all.data(), int(mine.size()), MPI_INT64_T,
+                             internal_, &req),
+              call);
+  }
+  await(&req, 1, call);
+  check_fingerprints(call, all);
+}
+
 void MpiCommunicator::all_reduce(Tensor& buffer, ReduceOp op) { all_reduce_async(buffer, op)->wait(); }
 
 std::unique_ptr<Work> MpiCommunicator::all_reduce_async(Tensor& buffer, ReduceOp op) {
   check_buffer(buffer, kCPU, "all_reduce", "buffer");
   check_reduce_dtype(buffer.dtype(), op, "all_reduce");
+  check_same_call("all_reduce", &buffer, int64_t(op));
   return std::make_unique<AllReduceWork>(std::static_pointer_cast<MpiCommunicator>(shared_from_this()), buffer, op);
 }
 
@@ -376,6 +393,7 @@ void MpiCommunicator::all_gather(const Tensor& in, Tensor& out) {
   check_same_dtype(in, out, "all_gather");
   check_all_gather_shapes(in, out, size_);
   count_of(out.numel(), "all_gather");
+  check_same_call("all_gather", &in);
   MPI_Request req;
   {
     auto lock = mpi_lock();
@@ -395,6 +413,7 @@ void MpiCommunicator::reduce_scatter(const Tensor& in, Tensor& out, ReduceOp op)
   check_reduce_scatter_shapes(in, out, size_);
   const int cnt = count_of(out.numel(), "reduce_scatter");
   count_of(in.numel(), "reduce_scatter");
+  check_same_call("reduce_scatter", &in, int64_t(op));
   const DType t = in.dtype();
   Tensor pieces = empty({in.numel()}, t);
   MPI_Request req;
@@ -420,6 +439,7 @@ void MpiCommunicator::all_to_all(const Tensor& in, Tensor& out) {
   count_of(in.numel(), "all_to_all");
   SPIRE_CHECK(in.numel() == 0 || in.raw_data() != out.raw_data(), ValueError,
               "all_to_all: input and output share memory; pass a separate output");
+  check_same_call("all_to_all", &in);
   const int cnt = int(in.numel() / size_);
   MPI_Request req;
   {
@@ -435,6 +455,7 @@ void MpiCommunicator::broadcast(Tensor& buffer, int root) {
   check_buffer(buffer, kCPU, "broadcast", "buffer");
   check_rank(root, size_, "broadcast", "root");
   const int cnt = count_of(buffer.numel(), "broadcast");
+  check_same_call("broadcast", &buffer, root);
   MPI_Request req;
   {
     auto lock = mpi_lock();
@@ -522,6 +543,7 @@ std::unique_ptr<Work> MpiCommunicator::irecv(Tensor& buffer, int src, int tag) {
 void MpiCommunicator::send(const Tensor& buffer, int dst, int tag) { isend(buffer, dst, tag)->wait(); }
 void MpiCommunicator::recv(Tensor& buffer, int src, int tag) { irecv(buffer, src, tag)->wait(); }
 void MpiCommunicator::barrier() {
+  check_same_call("barrier", nullptr);
   MPI_Request req;
   {
     auto lock = mpi_lock();

@@ -65,6 +65,10 @@ class MpiCommunicator final : public Communicator {
   std::vector<std::shared_ptr<Communicator>> cartesian_axes(const std::vector<int>& shape,
                                                             std::vector<int>& coords);
 
+  // With SPIRE_DISTRIBUTED_DEBUG (call_check.h): the ranks compare the call they are making, and a
+  // mismatch is a ValueError on every rank. Collective; a no-op when the check is off.
+  void check_same_call(const char* call, const Tensor* tensor, int64_t detail = -1);
+
   // Polls `requests` until all complete; past the collective timeout, aborts the job naming `call`.
   void await(MPI_Request* requests, int n, const char* call, MPI_Status* statuses = MPI_STATUSES_IGNORE);
 

@@ -7,9 +7,11 @@
 
 #include <cstdlib>
 
+#include "engine/parallel/call_check.h"
 #include "engine/parallel/mesh.h"
 #include "engine/parallel/runtime.h"
 #include "engine/parallel/self_communicator.h"
+#include "expect_error.h"
 
 using namespace spire;
 using parallel::ReduceOp;
@@ -113,3 +115,25 @@ TEST(ParallelRuntime, MeshOverOneRankHasAxesOfSizeOne) {
 }
 
 }  // namespace
+
+// SPIRE_DISTRIBUTED_DEBUG's comparison of the ranks' calls (the gathering is tested on 2 ranks).
+TEST(ParallelCallCheck, MismatchesNameBothCalls) {
+  using namespace spire::parallel;
+  Tensor a = ones({4, 3}), b = ones({4, 2}), c = zeros({4, 3}, DType::Float64), big = ones({1, 1, 1, 1, 1, 1, 1, 1, 2});
+  const CallFingerprint ar = call_fingerprint("all_reduce", &a, int64_t(ReduceOp::Sum));
+  check_fingerprints("all_reduce", {ar, ar, ar});  // agreement: nothing raised
+  expect_error_naming<ValueError>(
+      [&] { check_fingerprints("all_reduce", {ar, ar, call_fingerprint("all_reduce", &b, int64_t(ReduceOp::Sum))}); },
+      {"rank 0 calls all_reduce with float32 [4, 3] (sum)", "rank 2 calls all_reduce with float32 [4, 2] (sum)"});
+  expect_error_naming<ValueError>(
+      [&] { check_fingerprints("all_reduce", {ar, call_fingerprint("all_reduce", &a, int64_t(ReduceOp::Max))}); },
+      {"rank 1 calls all_reduce with float32 [4, 3] (max)"});
+  expect_error_naming<ValueError>(
+      [&] { check_fingerprints("broadcast", {call_fingerprint("broadcast", &c, 1), ar}); },
+      {"rank 0 calls broadcast with float64 [4, 3] from root 1", "rank 1 calls all_reduce"});
+  expect_error_naming<ValueError>(
+      [&] {
+        check_fingerprints("barrier", {call_fingerprint("barrier", nullptr, -1), call_fingerprint("all_gather", &big, -1)});
+      },
+      {"rank 0 calls barrier,", "rank 1 calls all_gather with float32 [2 elements in 9 dimensions]"});
+}

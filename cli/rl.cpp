@@ -101,7 +101,8 @@ int train_fragments(const std::string& text, const TrainOptions& o) {
         drawn = seconds;
         const double done = logs.at("env_steps"), rate = (done - double(steps0)) / std::max(seconds, 1e-9);
         std::cout << "\r\033[K" << bar->bar(int64_t(done), run.total_steps) << " " << int64_t(rate)
-                  << " steps/s ETA " << train::ProgressBar::format_time(std::max(0.0, double(run.total_steps) - done) / rate)
+                  << " steps/s ETA "
+                  << train::ProgressBar::format_time(std::max(0.0, double(run.total_steps) - done) / rate)
                   << "  return " << logs.at("episode_return") << std::flush;
         return true;
       };

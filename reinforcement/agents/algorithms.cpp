@@ -9,7 +9,8 @@ namespace spire::rl::agents {
 namespace {
 
 NamedRegistry<dataflow::AlgorithmFactory>& registry() {
-  static NamedRegistry<dataflow::AlgorithmFactory> r("algorithm", {{"ppo", make_ppo}, {"a2c", make_a2c}, {"dqn", make_dqn}});
+  static NamedRegistry<dataflow::AlgorithmFactory> r("algorithm",
+                                                     {{"ppo", make_ppo}, {"a2c", make_a2c}, {"dqn", make_dqn}});
   return r;
 }
 

@@ -111,7 +111,8 @@ void Trainer::resume(const std::string& path) {
     if (name == "learner") learner = &state;
     if (name == "run") counters = &state;
   }
-  SPIRE_CHECK(learner && counters, ValueError, path, " is not a checkpoint of an RL run (no /state/learner and /state/run)");
+  SPIRE_CHECK(learner && counters, ValueError, path,
+              " is not a checkpoint of an RL run (no /state/learner and /state/run)");
   for (auto& [key, value] : data.metadata)
     if (key == "algorithm")
       SPIRE_CHECK(value == algorithm_->name(), ValueError, path, " was written by a ", value, " run, not ",
@@ -191,7 +192,8 @@ Summary Trainer::run_learner(TrajectoryChannel& trajectories, ParameterChannel& 
     logs.set("eval_return", last_evaluation_->mean_return());
     logs.set("eval_return_std", last_evaluation_->std_return());
     if (progress)
-      progress(detail::cat("evaluation after ", env_steps_, " steps: return ", format_number(last_evaluation_->mean_return()),
+      progress(detail::cat("evaluation after ", env_steps_, " steps: return ",
+                           format_number(last_evaluation_->mean_return()),
                            " +/- ", format_number(last_evaluation_->std_return()), " over ", ev.episodes, " episodes"));
     return std::isfinite(ev.target) && last_evaluation_->mean_return() >= ev.target;
   };
@@ -315,8 +317,10 @@ Summary Trainer::train() {
     auto host = std::make_unique<ActorHost>();
     host->index = a;
     const int64_t first = a * run.envs_per_actor;
-    if (!placement_.env_rank.empty()) host->envs = std::make_unique<ShardedEnvironments>(world_, placement_.env_rank, pool);
-    else host->envs = std::make_unique<LocalEnvironments>(make_pool(run.envs_per_actor), first);
+    if (!placement_.env_rank.empty())
+      host->envs = std::make_unique<ShardedEnvironments>(world_, placement_.env_rank, pool);
+    else
+      host->envs = std::make_unique<LocalEnvironments>(make_pool(run.envs_per_actor), first);
     host->actor = algorithm_->make_actor(a, *host->envs);
     hosts.push_back(std::move(host));
   }

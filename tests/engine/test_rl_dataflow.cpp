@@ -243,7 +243,8 @@ TEST(RlTrainer, WritesHistoryAndCheckpointsAndResumes) {
 TEST(RlTrainer, AFailingActorEndsTheRunWithItsError) {
   for (const char* policy : {"single_process", "async_multi_actor_single_learner"}) {
     RunSettings run = probe_run(2, 2, int64_t(1) << 40);  // only the failure can end it
-    Trainer t(std::make_shared<FaultyProbe>(run, FaultyProbe::Fault::Raise), settings_for(run, policy), parallel::SelfCommunicator::create());
+    Trainer t(std::make_shared<FaultyProbe>(run, FaultyProbe::Fault::Raise), settings_for(run, policy),
+              parallel::SelfCommunicator::create());
     expect_error_naming<ValueError>([&] { t.train(); }, {"deliberate failure in actor 1"});
   }
 }

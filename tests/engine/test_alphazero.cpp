@@ -20,6 +20,7 @@
 #include "reinforcement/alphazero/network_evaluator.h"
 #include "reinforcement/alphazero/self_play.h"
 #include "reinforcement/games/game.h"
+#include "tests/common/same_bits.h"
 
 using namespace spire;
 using namespace spire::rl;
@@ -27,10 +28,7 @@ using namespace spire::rl::alphazero;
 
 namespace {
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  Tensor x = contiguous(a), y = contiguous(b);
-  return x.shape() == y.shape() && x.dtype() == y.dtype() && std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
-}
+using fixtures::same_bits;
 
 bool same_state(const nn::StateDict& a, const nn::StateDict& b) {
   if (a.keys() != b.keys()) return false;

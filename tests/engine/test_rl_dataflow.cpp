@@ -18,6 +18,7 @@
 #include "reinforcement/dataflow/trainer.h"
 #include "tests/common/rl_fragment_loop.h"
 #include "tests/common/rl_probe_algorithm.h"
+#include "tests/common/rl_settings.h"
 
 using namespace spire;
 using namespace spire::rl;
@@ -28,22 +29,9 @@ using spire::rl::fixtures::ProbeLearner;
 
 namespace {
 
+// CartPole runs of the probe algorithm: seed 3 unless given.
 RunSettings probe_run(int64_t actors, int64_t envs, int64_t total_steps, uint64_t seed = 3) {
-  RunSettings r;
-  r.seed = seed;
-  r.env = "CartPole-v1";
-  r.actors = actors;
-  r.envs_per_actor = envs;
-  r.total_steps = total_steps;
-  return r;
-}
-
-TrainerSettings settings_for(const RunSettings& run, const std::string& policy) {
-  TrainerSettings s;
-  s.run = run;
-  s.policy = policy;
-  s.evaluation.episodes = 0;
-  return s;
+  return fixtures::cartpole_run(actors, envs, seed, total_steps);
 }
 
 std::vector<double> weights_of(Trainer& t) { return static_cast<ProbeLearner*>(t.learner())->weights(); }
@@ -130,7 +118,7 @@ TEST(RlTrainer, SingleProcessEqualsThePlainLoop) {
   for (int u = 0; u < 4; ++u) loop.iterate();
   const auto expected = static_cast<ProbeLearner&>(*loop.learner).weights();
 
-  Trainer trainer(std::make_shared<ProbeAlgorithm>(run, 5), settings_for(run, "single_process"),
+  Trainer trainer(std::make_shared<ProbeAlgorithm>(run, 5), fixtures::unevaluated(run, "single_process"),
                   parallel::SelfCommunicator::create());
   Summary s = trainer.train();
   EXPECT_EQ(s.updates, 4);
@@ -141,7 +129,7 @@ TEST(RlTrainer, SingleProcessEqualsThePlainLoop) {
   EXPECT_EQ(trainer.history()[3].at("env_steps"), 120);
 
   // More environment threads change nothing.
-  TrainerSettings threaded = settings_for(run, "single_process");
+  TrainerSettings threaded = fixtures::unevaluated(run, "single_process");
   threaded.env_threads = 3;
   Trainer again(std::make_shared<ProbeAlgorithm>(run, 5), threaded, parallel::SelfCommunicator::create());
   again.train();
@@ -150,7 +138,8 @@ TEST(RlTrainer, SingleProcessEqualsThePlainLoop) {
 
 TEST(RlTrainer, AsynchronousPolicyOnOneRankRunsToItsBudgetAndStops) {
   RunSettings run = probe_run(3, 2, 600);
-  Trainer trainer(std::make_shared<ProbeAlgorithm>(run, 10), settings_for(run, "async_multi_actor_single_learner"),
+  Trainer trainer(std::make_shared<ProbeAlgorithm>(run, 10),
+                  fixtures::unevaluated(run, "async_multi_actor_single_learner"),
                   parallel::SelfCommunicator::create());
   Summary s = trainer.train();
   EXPECT_EQ(s.stop_reason, "budget");
@@ -199,7 +188,7 @@ TEST(RlEvaluator, MatchesEpisodesPlayedOneByOne) {
 TEST(RlTrainer, WritesHistoryAndCheckpointsAndResumes) {
   const auto dir = fresh_dir("files");
   RunSettings run = probe_run(1, 2, 2 * 4 * 6);  // 6 updates of 4 steps
-  TrainerSettings s = settings_for(run, "single_process");
+  TrainerSettings s = fixtures::unevaluated(run, "single_process");
   s.checkpoint.dir = dir.string();
   s.checkpoint.every = 2;
   s.evaluation.episodes = 3;
@@ -243,7 +232,7 @@ TEST(RlTrainer, WritesHistoryAndCheckpointsAndResumes) {
 TEST(RlTrainer, AFailingActorEndsTheRunWithItsError) {
   for (const char* policy : {"single_process", "async_multi_actor_single_learner"}) {
     RunSettings run = probe_run(2, 2, int64_t(1) << 40);  // only the failure can end it
-    Trainer t(std::make_shared<FaultyProbe>(run, FaultyProbe::Fault::Raise), settings_for(run, policy),
+    Trainer t(std::make_shared<FaultyProbe>(run, FaultyProbe::Fault::Raise), fixtures::unevaluated(run, policy),
               parallel::SelfCommunicator::create());
     expect_error_naming<ValueError>([&] { t.train(); }, {"deliberate failure in actor 1"});
   }
@@ -252,7 +241,7 @@ TEST(RlTrainer, AFailingActorEndsTheRunWithItsError) {
 TEST(RlTrainer, SigintStopsCleanlyWithFilesWritten) {
   const auto dir = fresh_dir("sigint");
   RunSettings run = probe_run(1, 2, 1000000);
-  TrainerSettings s = settings_for(run, "single_process");
+  TrainerSettings s = fixtures::unevaluated(run, "single_process");
   s.checkpoint.dir = dir.string();
   Trainer t(std::make_shared<ProbeAlgorithm>(run, 4), s, parallel::SelfCommunicator::create());
   t.callback = [](int64_t update, const train::Logs&) {

@@ -19,6 +19,7 @@
 #include "reinforcement/agents/networks.h"
 #include "reinforcement/agents/replay.h"
 #include "tests/common/rl_fragment_loop.h"
+#include "tests/common/rl_settings.h"
 
 using namespace spire;
 using namespace spire::rl;
@@ -416,11 +417,7 @@ const char* kPrioritizedDueling =
     "lr_schedule = \"linear\"\n";
 
 TEST(RlDqnLearner, CheckpointContinuesBitForBit) {
-  dataflow::RunSettings run;
-  run.actors = 2;
-  run.envs_per_actor = 3;
-  run.total_steps = 2000;
-  run.seed = 5;
+  const dataflow::RunSettings run = fixtures::cartpole_run(2, 3, 5, 2000);
   Loop loop(kPrioritizedDueling, run);
   for (int i = 0; i < 12; ++i) loop.learner->update(loop.collect());
   optim::StateDict saved = loop.learner->state_dict();
@@ -488,11 +485,7 @@ TEST(RlDqnLearner, LearnsCartPoleFarBeyondRandom) {
       "[dqn]\nlr = 2.3e-3\nbatch_size = 64\nbuffer_size = 100000\nlearning_starts = 1000\n"
       "target_update_interval = 10\ntrain_freq = 64\ngradient_steps = 64\nexploration_fraction = 0.25\n"
       "exploration_final_eps = 0.04\nhidden = [64, 64]\n";
-  dataflow::RunSettings run;
-  run.actors = 1;
-  run.envs_per_actor = 4;
-  run.total_steps = 20000;
-  run.seed = 1;
+  const dataflow::RunSettings run = fixtures::cartpole_run(1, 4, 1, 20000);
   Loop loop(toml, run);
   while (loop.steps < run.total_steps) loop.learner->update(loop.collect());
   EXPECT_GT(evaluate(*loop.learner, run.env, 10, 1, 1000), 75.0);

@@ -23,6 +23,8 @@
 #include "reinforcement/agents/networks.h"
 #include "reinforcement/agents/ppo.h"
 #include "tests/common/rl_fragment_loop.h"
+#include "tests/common/rl_settings.h"
+#include "tests/common/same_bits.h"
 
 using namespace spire;
 using namespace spire::rl;
@@ -31,16 +33,14 @@ using dataflow::Trajectory;
 
 namespace {
 
+using fixtures::same_bits;
+using fixtures::cartpole_run;
+
 std::unique_ptr<dataflow::Algorithm> make(const std::string& algorithm, const std::string& toml,
                                           const dataflow::RunSettings& run) {
   data::JobSection root = data::JobSection::parse(toml, "test.toml");
   data::JobSection section = root.table(algorithm.c_str());
   return algorithm == "ppo" ? make_ppo(section, run) : make_a2c(section, run);
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  Tensor x = contiguous(a), y = contiguous(b);
-  return x.shape() == y.shape() && x.dtype() == y.dtype() && std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
 }
 
 bool same_parameters(const dataflow::Parameters& a, const dataflow::Parameters& b) {
@@ -63,16 +63,6 @@ struct OneThread {
   OneThread() { omp_set_num_threads(1); }
   ~OneThread() { omp_set_num_threads(before); }
 };
-
-dataflow::RunSettings cartpole(int64_t actors, int64_t envs_per_actor, uint64_t seed, int64_t total_steps) {
-  dataflow::RunSettings run;
-  run.env = "CartPole-v1";
-  run.actors = actors;
-  run.envs_per_actor = envs_per_actor;
-  run.seed = seed;
-  run.total_steps = total_steps;
-  return run;
-}
 
 // The mean return of `episodes` deterministic episodes per environment of `n` CartPole
 // environments seeded from `seed`, acting with learner.act().
@@ -346,7 +336,7 @@ TEST(RlPpoPolicy, DeterministicBoxActionIsTheClippedMean) {
 // --- Rollouts ---
 
 TEST(RlPpoActor, AutoresetStepsAreMaskedAndEpisodesCounted) {
-  Driver r("ppo", "[ppo]\nn_steps = 64\n", cartpole(1, 4, 2, 1000));
+  Driver r("ppo", "[ppo]\nn_steps = 64\n", cartpole_run(1, 4, 2, 1000));
   Trajectory t = r.collect()[0];
   std::vector<double> valid = t["valid"].to_vector(), term = t["terminated"].to_vector(),
                       trunc = t["truncated"].to_vector(), reward = t["reward"].to_vector();
@@ -454,13 +444,13 @@ TEST(RlPpoActor, LearnerBatchHoldsExactlyTheValidRows) {
 
 TEST(RlPpoDeterminism, SameSeedSameBits) {
   const std::string toml = "[ppo]\nn_steps = 16\nbatch_size = 24\nn_epochs = 2\n";
-  Driver a("ppo", toml, cartpole(2, 4, 9, 10000)), b("ppo", toml, cartpole(2, 4, 9, 10000));
+  Driver a("ppo", toml, cartpole_run(2, 4, 9, 10000)), b("ppo", toml, cartpole_run(2, 4, 9, 10000));
   for (int k = 0; k < 3; ++k) {
     a.iterate();
     b.iterate();
   }
   EXPECT_TRUE(same_parameters(a.learner->parameters(), b.learner->parameters()));
-  Driver c("ppo", toml, cartpole(2, 4, 10, 10000));
+  Driver c("ppo", toml, cartpole_run(2, 4, 10, 10000));
   c.iterate();
   EXPECT_FALSE(same_parameters(a.learner->parameters(), c.learner->parameters()));
 }
@@ -501,7 +491,7 @@ Trajectory joined_by_hand(const std::vector<Trajectory>& parts) {
 TEST(RlPpoDeterminism, TwoActorsUpdateAsTheirDataJoinedByHand) {
   for (std::string name : {"ppo", "a2c"}) {
     const std::string toml = name == "ppo" ? "[ppo]\nn_steps = 16\nbatch_size = 40\nn_epochs = 3\n" : "[a2c]\n";
-    Driver a(name, toml, cartpole(2, 4, 21, 10000)), b(name, toml, cartpole(2, 4, 21, 10000));
+    Driver a(name, toml, cartpole_run(2, 4, 21, 10000)), b(name, toml, cartpole_run(2, 4, 21, 10000));
     for (int k = 0; k < 3; ++k) {
       std::vector<Trajectory> ta = a.collect(), tb = b.collect();
       a.learner->update(std::move(ta));
@@ -518,7 +508,7 @@ TEST(RlPpoCheckpoint, RestoredLearnerContinuesBitForBit) {
     const std::string toml = name == "ppo"
                                  ? "[ppo]\nn_steps = 16\nbatch_size = 24\nn_epochs = 2\nlr_schedule = \"linear\"\n"
                                  : "[a2c]\nlr_schedule = \"linear\"\n";
-    Driver a(name, toml, cartpole(1, 4, 4, 2000));
+    Driver a(name, toml, cartpole_run(1, 4, 4, 2000));
     a.iterate();
     a.iterate();
     optim::StateDict saved = a.learner->state_dict();
@@ -526,7 +516,7 @@ TEST(RlPpoCheckpoint, RestoredLearnerContinuesBitForBit) {
     std::vector<Trajectory> copy = t;
     a.learner->update(std::move(t));
 
-    Driver b(name, toml, cartpole(1, 4, 99, 2000));  // another seed: everything must come from the state
+    Driver b(name, toml, cartpole_run(1, 4, 99, 2000));  // another seed: everything must come from the state
     b.learner->load_state_dict(saved);
     EXPECT_EQ(b.learner->parameters().version, 2);
     b.learner->update(std::move(copy));
@@ -567,7 +557,7 @@ TEST(RlPpoLearning, CartPoleFarBeyondRandomPlay) {
       "[ppo]\nn_steps = 32\nbatch_size = 256\ngae_lambda = 0.8\ngamma = 0.98\nn_epochs = 20\nent_coef = 0.0\n"
       "lr = 1e-3\nlr_schedule = \"linear\"\nclip_range = 0.2\nclip_range_schedule = \"linear\"\n";
   OneThread one;
-  Driver r("ppo", toml, cartpole(1, 8, 0, 30720));
+  Driver r("ppo", toml, cartpole_run(1, 8, 0, 30720));
   while (r.steps < r.run.total_steps) r.iterate();
   // Measured on seeds 0-15 (10 deterministic episodes each): 189 to 500; seed 0 gives 331.
   double score = evaluate(*r.learner, 10, 1, 1000000);
@@ -577,7 +567,7 @@ TEST(RlPpoLearning, CartPoleFarBeyondRandomPlay) {
 TEST(RlA2cLearning, CartPoleFarBeyondRandomPlay) {
   // SB3's defaults (rl-zoo's CartPole-v1 entry: 8 environments, ent_coef 0); 20k steps.
   OneThread one;
-  Driver r("a2c", "[a2c]\nent_coef = 0.0\n", cartpole(1, 8, 0, 20000));
+  Driver r("a2c", "[a2c]\nent_coef = 0.0\n", cartpole_run(1, 8, 0, 20000));
   while (r.steps < r.run.total_steps) r.iterate();
   // Measured on seeds 0-9 (10 deterministic episodes each): 163 to 500; seed 0 gives 500.
   double score = evaluate(*r.learner, 10, 1, 1000000);

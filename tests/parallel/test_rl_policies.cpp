@@ -4,14 +4,14 @@
 // spread over ranks, and the asynchronous policy ending cleanly at its budget on every rank.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "engine/parallel/runtime.h"
 #include "reinforcement/agents/job.h"
 #include "engine/parallel/self_communicator.h"
 #include "reinforcement/dataflow/channels.h"
 #include "reinforcement/dataflow/trainer.h"
 #include "tests/common/rl_probe_algorithm.h"
+#include "tests/common/rl_settings.h"
+#include "tests/common/same_bits.h"
 
 using namespace spire;
 using namespace spire::rl;
@@ -23,27 +23,15 @@ namespace {
 
 parallel::Communicator& W() { return parallel::world(); }
 
+// actors x envs environments, `updates` rounds of `steps` steps each.
 RunSettings run_of(int64_t actors, int64_t envs, int64_t updates, int64_t steps) {
-  RunSettings r;
-  r.seed = 11;
-  r.actors = actors;
-  r.envs_per_actor = envs;
-  r.total_steps = actors * envs * steps * updates;
-  return r;
-}
-
-TrainerSettings settings_of(const RunSettings& run, const std::string& policy) {
-  TrainerSettings s;
-  s.run = run;
-  s.policy = policy;
-  s.evaluation.episodes = 0;
-  return s;
+  return fixtures::cartpole_run(actors, envs, 11, actors * envs * steps * updates);
 }
 
 // The learner's weights after a run of `policy` on `comm` (empty on ranks without the learner).
 std::vector<double> run_probe(const RunSettings& run, int64_t steps, const std::string& policy,
                               std::shared_ptr<parallel::Communicator> comm) {
-  Trainer t(std::make_shared<ProbeAlgorithm>(run, steps), settings_of(run, policy), std::move(comm));
+  Trainer t(std::make_shared<ProbeAlgorithm>(run, steps), fixtures::unevaluated(run, policy), std::move(comm));
   Summary s = t.train();
   if (!t.is_learner()) return {};
   EXPECT_EQ(s.stop_reason, "budget");
@@ -124,7 +112,7 @@ TEST(RlPolicies, SingleActorLearnerMultiEnvEqualsSingleProcessBitForBit) {
 TEST(RlPolicies, AsyncMultiActorSingleLearnerStopsOnEveryRank) {
   const int64_t actors = std::max(1, W().size() - 1) * 2;
   RunSettings run = run_of(actors, 2, 10, 8);
-  Trainer t(std::make_shared<ProbeAlgorithm>(run, 8), settings_of(run, "async_multi_actor_single_learner"),
+  Trainer t(std::make_shared<ProbeAlgorithm>(run, 8), fixtures::unevaluated(run, "async_multi_actor_single_learner"),
             parallel::world_ptr());
   Summary s = t.train();
   if (t.is_learner()) {
@@ -144,25 +132,6 @@ optim::StateDict run_job(const std::string& text, const std::string& policy,
   Trainer t(job.instance, job.settings, std::move(comm));
   t.train();
   return t.is_learner() ? t.learner()->state_dict() : optim::StateDict();
-}
-
-void expect_same_bits(const optim::StateDict& a, const optim::StateDict& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    const auto& [ka, va] = a.items()[i];
-    const auto& [kb, vb] = b.items()[i];
-    ASSERT_EQ(ka, kb);
-    if (std::holds_alternative<Tensor>(va)) {
-      const Tensor& x = std::get<Tensor>(va);
-      const Tensor& y = std::get<Tensor>(vb);
-      ASSERT_EQ(x.shape(), y.shape()) << ka;
-      EXPECT_EQ(std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()), 0) << ka << " differs";
-    } else if (std::holds_alternative<double>(va)) {
-      EXPECT_EQ(std::get<double>(va), std::get<double>(vb)) << ka;
-    } else {
-      EXPECT_EQ(std::get<int64_t>(va), std::get<int64_t>(vb)) << ka;
-    }
-  }
 }
 
 // Four actors of two environments each (a global environment index seeds each), three updates.
@@ -213,7 +182,7 @@ TEST(RlPolicies, PpoAndDqnAreBitwiseEqualUnderEverySynchronousPolicy) {
   for (const char* job : {kPpoJob, kDqnJob}) {
     optim::StateDict reference = run_job(job, "single_process", parallel::SelfCommunicator::create());
     optim::StateDict got = run_job(job, "multi_actor_single_learner", parallel::world_ptr());
-    if (W().rank() == 0) expect_same_bits(got, reference);
+    if (W().rank() == 0) fixtures::expect_same_state(got, reference);
   }
   // One actor whose environments are spread over the ranks.
   std::string one = std::string(kPpoJob);
@@ -221,5 +190,5 @@ TEST(RlPolicies, PpoAndDqnAreBitwiseEqualUnderEverySynchronousPolicy) {
   one.replace(one.find("count = 4"), 9, "count = 1");
   optim::StateDict reference = run_job(one, "single_process", parallel::SelfCommunicator::create());
   optim::StateDict got = run_job(one, "single_actor_learner_multi_env", parallel::world_ptr());
-  if (W().rank() == 0) expect_same_bits(got, reference);
+  if (W().rank() == 0) fixtures::expect_same_state(got, reference);
 }

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,10 @@ const Tensor* tensor_ptr(py::handle h);
 Tensor to_tensor(py::handle h);
 // A training step's or epoch's logs as a dict of floats, in their order.
 py::dict logs_dict(const train::Logs& logs);
+// Python callbacks for C++ loops that run without the GIL (each call takes it): f(step, logs)
+// returning None or a truthy value to go on, and f(line) for progress. Empty when f is None.
+std::function<bool(int64_t, const train::Logs&)> logs_callback(const py::object& f);
+std::function<void(const std::string&)> line_callback(const py::object& f);
 // spire.tensor(data, dtype, requires_grad): always a fresh tensor with its own memory.
 Tensor new_tensor(py::handle data, py::handle dtype, bool requires_grad);
 // A binary operand next to `other`: Python numbers are weakly typed and take other's dtype.

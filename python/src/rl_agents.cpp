@@ -58,17 +58,8 @@ void bind_rl_agents(py::module_& rl) {
       }, py::arg("path"), py::arg("policy") = "")
       .def("train", [](Run& r, py::object callback, py::object progress) {
         df::Trainer& t = *r.trainer;
-        if (!callback.is_none())
-          t.callback = [callback](int64_t update, const train::Logs& logs) {
-            py::gil_scoped_acquire gil;
-            py::object out = callback(update, logs_dict(logs));
-            return out.is_none() || out.cast<bool>();
-          };
-        if (!progress.is_none())
-          t.progress = [progress](const std::string& line) {
-            py::gil_scoped_acquire gil;
-            progress(line);
-          };
+        t.callback = logs_callback(callback);
+        t.progress = line_callback(progress);
         struct Reset {
           df::Trainer& t;
           ~Reset() {

@@ -94,18 +94,8 @@ void bind_rl_alphazero(py::module_& rl) {
       .def("load_state", &az::AlphaZero::load_state, py::arg("path"), py::call_guard<py::gil_scoped_release>())
       .def("save", &az::AlphaZero::save, py::arg("path"), py::call_guard<py::gil_scoped_release>())
       .def("train", [](az::AlphaZero& a, int64_t iterations, py::object callback, py::object progress) {
-        az::AlphaZero::Callback cb;
-        if (!callback.is_none())
-          cb = [callback](int64_t it, const train::Logs& logs) {
-            py::gil_scoped_acquire gil;
-            py::object r = callback(it, logs_dict(logs));
-            return r.is_none() || r.cast<bool>();
-          };
-        if (!progress.is_none())
-          a.progress = [progress](const std::string& line) {
-            py::gil_scoped_acquire gil;
-            progress(line);
-          };
+        az::AlphaZero::Callback cb = logs_callback(callback);
+        a.progress = line_callback(progress);
         struct Reset {
           az::AlphaZero& a;
           ~Reset() { a.progress = nullptr; }

@@ -454,4 +454,21 @@ py::dict logs_dict(const Logs& logs) {
   return d;
 }
 
+std::function<bool(int64_t, const Logs&)> logs_callback(const py::object& f) {
+  if (f.is_none()) return nullptr;
+  return [f](int64_t step, const Logs& logs) {
+    py::gil_scoped_acquire gil;
+    py::object r = f(step, logs_dict(logs));
+    return r.is_none() || r.cast<bool>();
+  };
+}
+
+std::function<void(const std::string&)> line_callback(const py::object& f) {
+  if (f.is_none()) return nullptr;
+  return [f](const std::string& line) {
+    py::gil_scoped_acquire gil;
+    f(line);
+  };
+}
+
 }  // namespace spire::python

@@ -162,6 +162,55 @@ void JobSection::finish() const {
               name_.empty() ? " at the top level" : " in [" + name_ + "]", "; allowed: ", join(known_));
 }
 
+void JobSection::numbers(const char* key, std::vector<double>& out, double low, double high) {
+  const void* p = take(key);
+  if (!p) return;
+  const toml::node& n = node(p);
+  std::string want = "an array of numbers" + (std::isinf(low) && std::isinf(high) ? std::string() : " " + range(low, high));
+  SPIRE_CHECK(n.is_array(), ConfigError, where_, ": ", path(key), " must be ", want, ", got ", describe(n));
+  std::vector<double> v;
+  for (const toml::node& e : *n.as_array()) {
+    std::optional<double> x = e.is_number() ? e.value<double>() : std::nullopt;
+    SPIRE_CHECK(x && *x >= low && *x <= high, ConfigError, where_, ": ", path(key), " must be ", want,
+                ", got an element ", describe(e));
+    v.push_back(*x);
+  }
+  out = v;
+}
+
+void JobSection::strings(const char* key, std::vector<std::string>& out) {
+  const void* p = take(key);
+  if (!p) return;
+  const toml::node& n = node(p);
+  SPIRE_CHECK(n.is_array(), ConfigError, where_, ": ", path(key), " must be an array of strings, got ", describe(n));
+  std::vector<std::string> v;
+  for (const toml::node& e : *n.as_array()) {
+    SPIRE_CHECK(e.is_string(), ConfigError, where_, ": ", path(key), " must be an array of strings, got an element ",
+                describe(e));
+    v.push_back(*e.value<std::string>());
+  }
+  out = v;
+}
+
+std::vector<std::string> JobSection::keys() const {
+  std::vector<std::string> k;
+  if (table_)
+    for (auto&& [key, v] : *static_cast<const toml::table*>(table_)) k.push_back(std::string(key.str()));
+  return k;
+}
+
+bool JobSection::is_table(const char* key) const {
+  if (!table_) return false;
+  const toml::node* n = static_cast<const toml::table*>(table_)->get(key);
+  return n && n->is_table();
+}
+
+bool JobSection::is_array(const char* key) const {
+  if (!table_) return false;
+  const toml::node* n = static_cast<const toml::table*>(table_)->get(key);
+  return n && n->is_array();
+}
+
 std::string toml_string(const std::string& s) {
   std::ostringstream o;
   o << toml::value<std::string>(s);  // quoted and escaped

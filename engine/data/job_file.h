@@ -12,6 +12,7 @@
 //
 // toml++ is compiled into job_file.cpp alone; this header does not expose it.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -37,6 +38,14 @@ class JobSection {
   // allowed empty: any string.
   void string(const char* key, std::string& out, const std::vector<std::string>& allowed = {});
   void integers(const char* key, std::vector<int>& out, int64_t low);
+  // An array of numbers (integers are taken as numbers), each in [low, high].
+  void numbers(const char* key, std::vector<double>& out, double low = -HUGE_VAL, double high = HUGE_VAL);
+  void strings(const char* key, std::vector<std::string>& out);
+  // The keys this table holds, for tables keyed by names the user chooses (a PDE's parameters, its
+  // fields); reading them with the getters marks them known as usual.
+  std::vector<std::string> keys() const;
+  bool is_table(const char* key) const;
+  bool is_array(const char* key) const;
   // A sub-table, or an empty section when absent; a non-table under the key is a ConfigError.
   JobSection table(const char* key);
   bool has(const char* key) const;

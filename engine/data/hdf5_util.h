@@ -3,6 +3,9 @@
 #pragma once
 #include <hdf5.h>
 
+#include <optional>
+#include <string>
+
 namespace spire::data {
 
 // Closes an HDF5 identifier with the function of its kind when it goes out of scope.
@@ -30,5 +33,11 @@ struct QuietHdf5Errors {
   }
   ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func, data); }
 };
+
+// A scalar UTF-8 string attribute (variable length); false when HDF5 cannot create or write it.
+bool write_string_attribute(hid_t obj, const char* name, const std::string& value);
+// A string attribute, fixed or variable length (other tools write either); nullopt when obj has no
+// attribute of that name or it is not a string.
+std::optional<std::string> read_string_attribute(hid_t obj, const char* name);
 
 }  // namespace spire::data

@@ -42,14 +42,8 @@ void check_key(const std::string& key, const char* group) {
 }
 
 void write_string_attr(hid_t obj, const char* name, const std::string& value) {
-  H type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type, H5T_VARIABLE);
-  H5Tset_cset(type, H5T_CSET_UTF8);
-  H space(H5Screate(H5S_SCALAR), H5Sclose);
-  H attr(H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  SPIRE_CHECK(attr >= 0, IOError, "save_checkpoint: cannot write attribute '", name, "'");
-  const char* p = value.c_str();
-  H5Awrite(attr, type, &p);
+  SPIRE_CHECK(data::write_string_attribute(obj, name, value), IOError, "save_checkpoint: cannot write attribute '",
+              name, "'");
 }
 
 void write_int_attr(hid_t obj, const char* name, int64_t value) {
@@ -63,25 +57,9 @@ bool has_attr(hid_t obj, const char* name) { return H5Aexists(obj, name) > 0; }
 
 std::string read_string_attr(hid_t obj, const char* name, const std::string& where) {
   SPIRE_CHECK(has_attr(obj, name), IOError, "load_checkpoint: ", where, " has no attribute '", name, "'");
-  H attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
-  H ftype(H5Aget_type(attr), H5Tclose);
-  SPIRE_CHECK(H5Tget_class(ftype) == H5T_STRING, IOError, "load_checkpoint: attribute '", name, "' of ", where,
-              " is not a string");
-  if (H5Tis_variable_str(ftype) > 0) {
-    H type(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5Tget_cset(ftype));
-    char* p = nullptr;
-    H5Aread(attr, type, &p);
-    std::string s = p ? p : "";
-    if (p) H5free_memory(p);
-    return s;
-  }
-  size_t n = H5Tget_size(ftype);
-  std::string s(n, '\0');
-  H5Aread(attr, ftype, s.data());
-  s.resize(std::strlen(s.c_str()));
-  return s;
+  std::optional<std::string> s = data::read_string_attribute(obj, name);
+  SPIRE_CHECK(s, IOError, "load_checkpoint: attribute '", name, "' of ", where, " is not a string");
+  return *s;
 }
 
 int64_t read_int_attr(hid_t obj, const char* name, const std::string& where) {

@@ -1,7 +1,8 @@
-// Assertions on errors, for the engine tests.
+// Assertions on errors, for the C++ tests.
 #pragma once
 #include <gtest/gtest.h>
 
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,8 +14,11 @@ std::string message_of(const std::function<void()>& f) {
     f();
   } catch (const E& e) {
     return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "an exception of another type: " << e.what();
+    return "";
   }
-  ADD_FAILURE() << "no exception of the expected type";
+  ADD_FAILURE() << "no exception";
   return "";
 }
 

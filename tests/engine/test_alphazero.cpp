@@ -15,7 +15,7 @@
 #include "engine/autodiff/mode.h"
 #include "engine/core/error.h"
 #include "engine/ops/shape.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 #include "reinforcement/alphazero/alphazero.h"
 #include "reinforcement/alphazero/network_evaluator.h"
 #include "reinforcement/alphazero/self_play.h"

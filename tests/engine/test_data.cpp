@@ -19,7 +19,7 @@
 #include "engine/data/hdf5_lock.h"
 #include "engine/data/loader.h"
 #include "engine/data/sampler.h"
-#include "tests/engine/expect_error.h"
+#include "tests/common/expect_error.h"
 
 using namespace spire;
 using namespace spire::data;

@@ -10,7 +10,7 @@
 #include "engine/distributions/normal.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/reduce.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 
 using namespace spire;
 using spire::distributions::Categorical;

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "engine/core/error.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 #include "reinforcement/games/bot.h"
 #include "reinforcement/games/bots.h"
 #include "reinforcement/mcts/draws.h"

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "engine/autodiff/mode.h"
-#include "tests/engine/expect_error.h"
+#include "tests/common/expect_error.h"
 #include "engine/nn/functional/functional.h"
 #include "engine/nn/init.h"
 #include "engine/nn/layers/layers.h"

@@ -11,7 +11,7 @@
 #include "engine/ops/reduce.h"
 #include "engine/ops/shape.h"
 #include "engine/optim/sgd.h"
-#include "tests/engine/expect_error.h"
+#include "tests/common/expect_error.h"
 
 using namespace spire;
 using namespace spire::nn;

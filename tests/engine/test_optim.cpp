@@ -17,7 +17,7 @@
 #include "engine/optim/rmsprop.h"
 #include "engine/optim/scheduler.h"
 #include "engine/optim/sgd.h"
-#include "tests/engine/expect_error.h"
+#include "tests/common/expect_error.h"
 
 using namespace spire;
 using Vec = std::vector<double>;

@@ -11,7 +11,7 @@
 #include "engine/parallel/mesh.h"
 #include "engine/parallel/runtime.h"
 #include "engine/parallel/self_communicator.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 
 using namespace spire;
 using parallel::ReduceOp;

@@ -17,7 +17,7 @@
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 
 using namespace spire;
 namespace F = spire::nn::functional;

@@ -13,7 +13,7 @@
 #include "engine/nn/checkpoint.h"
 #include "engine/ops/shape.h"
 #include "engine/parallel/self_communicator.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 #include "reinforcement/dataflow/evaluator.h"
 #include "reinforcement/dataflow/trainer.h"
 #include "tests/common/rl_fragment_loop.h"

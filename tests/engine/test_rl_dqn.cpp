@@ -14,7 +14,7 @@
 #include "engine/autodiff/mode.h"
 #include "engine/core/error.h"
 #include "engine/ops/random.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 #include "reinforcement/agents/dqn.h"
 #include "reinforcement/agents/networks.h"
 #include "reinforcement/agents/replay.h"

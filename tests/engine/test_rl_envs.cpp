@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "engine/core/error.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 #include "reinforcement/envs/classic_control.h"
 #include "reinforcement/envs/env.h"
 #include "reinforcement/envs/np_random.h"

@@ -12,7 +12,7 @@
 #include <unordered_set>
 
 #include "engine/core/error.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 #include "reinforcement/games/bot.h"
 #include "reinforcement/games/bots.h"
 #include "reinforcement/games/connect_four.h"

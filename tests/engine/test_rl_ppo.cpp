@@ -17,7 +17,7 @@
 #include "engine/core/error.h"
 #include "engine/ops/random.h"
 #include "engine/ops/shape.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 #include "reinforcement/agents/a2c.h"
 #include "reinforcement/agents/gae.h"
 #include "reinforcement/agents/networks.h"

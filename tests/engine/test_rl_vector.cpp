@@ -8,7 +8,7 @@
 #include <map>
 
 #include "engine/core/error.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 #include "reinforcement/envs/env.h"
 #include "reinforcement/envs/vector_env.h"
 

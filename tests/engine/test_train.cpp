@@ -27,7 +27,7 @@
 #include "engine/optim/lbfgs.h"
 #include "engine/optim/sgd.h"
 #include "engine/train/train.h"
-#include "expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace spire {
 namespace {

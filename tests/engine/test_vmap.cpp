@@ -15,7 +15,7 @@
 #include "engine/ops/reduce.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
-#include "tests/engine/expect_error.h"
+#include "tests/common/expect_error.h"
 
 using namespace spire;
 

@@ -25,6 +25,7 @@ class Context {
   Context(std::ostream& out, std::string step) : out(out), step_(std::move(step)) {}
 
   std::ostream& out;
+  std::string dir;  // <out>/demo, where a step writes its files (it exists)
 
   // A measured figure (a timing, a rate) with no reference.
   void figure(const std::string& quantity, double value, const std::string& unit = "");

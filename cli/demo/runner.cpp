@@ -123,6 +123,8 @@ int run_demo(const std::string& out_dir, const std::vector<std::string>& only, b
     if (!wanted.empty() && !wanted.count(step.name)) continue;
     out << "\n== " << ++number << ". " << step.title << " ==\n";
     Context ctx(out, step.name);
+    ctx.dir = (std::filesystem::path(out_dir) / "demo").string();
+    std::filesystem::create_directories(ctx.dir);
     auto t0 = std::chrono::steady_clock::now();
     bool threw = false;
     try {

@@ -5,6 +5,12 @@ import math
 from typing import Any, Mapping
 
 
+def _key(k: str) -> str:
+    """A bare key when TOML allows one, else a quoted one."""
+    bare = k and all((c.isascii() and c.isalnum()) or c in "_-" for c in k)
+    return k if bare else '"' + k.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _value(v: Any, where: str, who: str) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -18,6 +24,8 @@ def _value(v: Any, where: str, who: str) -> str:
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_value(x, where, who) for x in v) + "]"
+    if isinstance(v, Mapping):  # an inline table: parameters = { nu = 0.01 }
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x, f'{where}.{k}', who)}" for k, x in v.items()) + " }"
     raise TypeError(f"{who}: {where} must be a bool, number, string or list, got {type(v).__name__}")
 
 
@@ -29,9 +37,7 @@ def to_toml(config: Mapping[str, Any], who: str) -> str:
         if isinstance(value, Mapping):
             lines = [f"[{key}]"]
             for k, v in value.items():
-                if isinstance(v, Mapping):
-                    raise TypeError(f"{who}: {key}.{k} is nested too deeply (sections hold values)")
-                lines.append(f"{k} = {_value(v, f'{key}.{k}', who)}")
+                lines.append(f"{_key(k)} = {_value(v, f'{key}.{k}', who)}")
             tables.append("\n".join(lines))
         else:
             top.append(f"{key} = {_value(value, key, who)}")

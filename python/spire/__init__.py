@@ -39,6 +39,7 @@ from .custom import custom_op  # noqa: E402,F401  (also binds spire.custom)
 from . import data  # noqa: E402,F401
 from .checkpoint import save_checkpoint, load_checkpoint  # noqa: E402,F401
 from . import train  # noqa: E402,F401
+from . import flow  # noqa: E402,F401
 
 bool = _C.bool  # noqa: A001  (spire.bool, as torch.bool and np.bool; builtins stay untouched)
 newaxis = None

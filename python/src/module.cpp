@@ -26,4 +26,5 @@ PYBIND11_MODULE(_C, m) {
   bind_parallel_ops(m);
   bind_data_parallel(m);
   bind_rl(m);
+  bind_flow(m);
 }

@@ -101,7 +101,8 @@ demo: build
 # lines starting with "figure:" (what, value, reference, tolerance), which the report collects.
 # SPIRE_VALIDATE=full is set for all of them (tests may use it to run at full sample sizes).
 validate: build
-	@start=$$SECONDS
+	@tools/install-deps --validate
+	start=$$SECONDS
 	dir=$(OUT)/validate; mkdir -p $$dir
 	names=(); cmds=()
 	names+=(registry); cmds+=("SPIRE_VALIDATE=full $(BUILD)/bin/spire_engine_tests --gtest_filter='Registry*'")

@@ -13,8 +13,8 @@ adaptive Runge-Kutta) and the figure is the fastest run whose max error against 
 is below the target. Both times are the stepping alone: Spire's Solver::run, and py-pde's own
 profile of its stepper (its controller's profiler["solver"]), which leaves out the numba compilation
 every new py-pde stepper costs (about 1.5 s here).
-generate: samples per second of `spire pde generate` for the PDEformer-1 family at n = 256 with 101
-snapshots, on 1 and 2 threads.
+generate: samples per second of `spire pde generate examples/flow/pdeformer_family.toml` (the
+PDEformer-1 family at n = 256 with 101 snapshots), on 1 and 2 threads.
 """
 import argparse
 import datetime
@@ -163,34 +163,14 @@ def part_pypde(reps, quick):
     return head + "\n" + "\n".join(rows)
 
 
-GENERATE_JOB = """\
-seed = 0
-[family]
-name = "pdeformer"
-[domain]
-x = [-1.0, 1.0]
-periodic = true
-[time]
-t_end = 1.0
-snapshots = 101
-dt = 1e-3
-[discretization]
-basis = "fourier"
-n = 256
-scheme = "sbdf2"
-[output]
-layout = "pdeformer"
-dtype = "float32"
-"""
+GENERATE_JOB = os.path.join(REPO, "examples", "flow", "pdeformer_family.toml")
 
 
 def part_generate(spire_bin, reps, quick):
     rows = []
     samples = 8 if quick else 64
     with tempfile.TemporaryDirectory() as tmp:
-        job = os.path.join(tmp, "family.toml")
-        with open(job, "w") as f:
-            f.write(GENERATE_JOB)
+        job = GENERATE_JOB
         for threads in (1, 2):
             rates = []
             for rep in range(reps):

@@ -4,7 +4,7 @@
 //       how each equation is split into implicit and explicit parts first (alone, without -o, it
 //       prints the split and stops). A blow-up stops the run, says when and where, writes the
 //       snapshots reached and exits with code 3.
-//   spire pde generate job.toml -o data.h5 --samples N [--seed S] [--threads T] [--no-resume]
+//   spire pde generate job.toml -o data.h5 --samples N [--seed S] [--threads T] [--refine R] [--no-resume]
 //       a dataset: N samples of the job's [family] (or of its random initial conditions)
 //   spire pde plot out.h5 -o fig.png [--field u] [--sample i]
 //       an x-t picture (1D) or the last snapshot (2D) of one field of one sample
@@ -147,7 +147,7 @@ struct GenerateOptions {
   std::string job, out;
   long samples = 1;
   int64_t seed = -1;
-  int threads = 0;
+  int threads = 0, refine = 0;
   bool no_resume = false, quiet = false;
 };
 
@@ -161,6 +161,7 @@ int generate(const GenerateOptions& o) {
   job.seed = settings.seed;
   settings.threads = o.threads;
   settings.resume = !o.no_resume;
+  settings.refine = o.refine;
   if (printer && !o.quiet)
     std::cout << "generating " << o.samples << " samples of "
               << (job.family.empty() ? o.job : "the " + job.family + " family") << " (seed " << settings.seed
@@ -177,7 +178,8 @@ int generate(const GenerateOptions& o) {
     std::string why;
     for (auto& [reason, n] : r.rejected) rejected += n, why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
     std::cout << "wrote " << o.out << ": " << r.accepted << " samples" << (r.resumed ? " (" + std::to_string(r.resumed) +
-                 " from a previous run)" : "") << ", " << rejected << " rejected" << (why.empty() ? "" : " (" + why + ")")
+                 " from a previous run)" : "") << (r.refined ? ", " + std::to_string(r.refined) + " at a refined step" : "")
+              << ", " << rejected << " rejected" << (why.empty() ? "" : " (" + why + ")")
               << " in " << format_seconds(r.seconds) << std::endl;
   }
   return 0;
@@ -214,6 +216,8 @@ SPIRE_CLI_COMMAND(50, [](CLI::App& app) -> std::function<int()> {
   gn->add_option("--samples", go->samples, "samples to generate")->required()->check(CLI::PositiveNumber);
   gn->add_option("--seed", go->seed, "the base seed (default: the job's seed)")->check(CLI::NonNegativeNumber);
   gn->add_option("--threads", go->threads, "threads across samples (default: all cores)")->check(CLI::NonNegativeNumber);
+  gn->add_option("--refine", go->refine, "solve a sample that blows up again with dt/10, up to this many times, "
+                                        "before rejecting it (0-3; default 0)")->check(CLI::Range(0, 3));
   gn->add_flag("--no-resume", go->no_resume, "start afresh instead of continuing from <out>.partial/");
   gn->add_flag("--quiet", go->quiet, "no progress");
 

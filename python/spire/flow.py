@@ -132,13 +132,14 @@ def read_job(path: str) -> PDE:
 
 
 def generate(job, output: str, samples: int, seed: Optional[int] = None, threads: int = 0,
-             resume: bool = True) -> Dict[str, Any]:
+             resume: bool = True, refine: int = 0) -> Dict[str, Any]:
     """``spire pde generate``: ``samples`` samples of the job's [family] (or of its random initial
-    conditions) into ``output``. ``job`` is a PDE or a job file's path. Returns the report:
-    accepted, rejected (reason -> count), resumed, seconds."""
+    conditions) into ``output``. ``job`` is a PDE or a job file's path. ``refine``: a sample that
+    blows up is solved again with dt/10, up to this many times (0-3), before it is rejected.
+    Returns the report: accepted, rejected (reason -> count), resumed, refined, seconds."""
     pde = job if isinstance(job, PDE) else read_job(os.fspath(job))
     return _flow.generate(pde.toml, _WHO, os.fspath(output), int(samples), -1 if seed is None else int(seed),
-                          int(threads), bool(resume))
+                          int(threads), bool(resume), int(refine))
 
 
 class Dataset(_Fields):

@@ -84,7 +84,7 @@ std::string explain_job(const std::string& toml, const std::string& where) {
 }
 
 py::dict generate_job(const std::string& toml, const std::string& where, const std::string& out, long samples,
-                      int64_t seed, int threads, bool resume) {
+                      int64_t seed, int threads, bool resume, int refine) {
   PdeJob job = parse_pde_job(toml, where);
   GenerateSettings settings;
   settings.samples = samples;
@@ -92,6 +92,7 @@ py::dict generate_job(const std::string& toml, const std::string& where, const s
   job.seed = settings.seed;
   settings.threads = threads;
   settings.resume = resume;
+  settings.refine = refine;
   GenerateReport r;
   {
     py::gil_scoped_release release;
@@ -101,6 +102,7 @@ py::dict generate_job(const std::string& toml, const std::string& where, const s
   d["accepted"] = r.accepted;
   d["rejected"] = r.rejected;
   d["resumed"] = r.resumed;
+  d["refined"] = r.refined;
   d["seconds"] = r.seconds;
   return d;
 }
@@ -158,7 +160,7 @@ void bind_flow(py::module_& m) {
            "Solves a job (without the GIL); a dict of the snapshots. With out, also writes the HDF5 file.");
   flow.def("explain", &explain_job, py::arg("toml"), py::arg("where"), "The split of a job's equations as text.");
   flow.def("generate", &generate_job, py::arg("toml"), py::arg("where"), py::arg("out"), py::arg("samples"),
-           py::arg("seed") = -1, py::arg("threads") = 0, py::arg("resume") = true,
+           py::arg("seed") = -1, py::arg("threads") = 0, py::arg("resume") = true, py::arg("refine") = 0,
            "spire pde generate (without the GIL); the report as a dict.");
   flow.def("load", &load, py::arg("path"), "A file of spire pde solve/generate as a dict of arrays.");
 }

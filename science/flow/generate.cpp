@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -39,7 +40,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Status codes (shared between ranks as integers).
-enum Status : int64_t { Unknown = 0, Kept = 1, NotFinite = 2, BeyondBound = 3, Checkerboard = 4 };
+enum Status : int64_t { Unknown = 0, Kept = 1, NotFinite = 2, BeyondBound = 3, Checkerboard = 4, Refined = 5 };
+bool is_kept(int64_t s) { return s == Kept || s == Refined; }
 const char* reason_name(int64_t s) {
   return s == NotFinite ? "not finite" : s == BeyondBound ? "beyond bound" : "checkerboard";
 }
@@ -58,7 +60,7 @@ std::string hex(double v) {
 std::string fingerprint(const PdeJob& job, const GenerateSettings& settings) {
   std::ostringstream f;
   f << "spire pde generate: finished samples of one run\nseed " << settings.seed << "\ncheckerboard "
-    << hex(settings.checkerboard) << "\nfamily " << job.family << "\n";
+    << hex(settings.checkerboard) << "\nrefine " << settings.refine << "\nfamily " << job.family << "\n";
   for (auto& [k, v] : job.family_keys) f << "family." << k << " " << hex(v) << "\n";
   const ProblemText& p = job.problem;
   for (auto& e : p.equations) f << "equation " << e << "\n";
@@ -103,8 +105,11 @@ fs::path chunk_path(const fs::path& dir, uint64_t c, const char* ext) {
 }
 
 // The candidates already finished in the directory: index -> status.
+// A refined sample has a `.ref` marker beside its `.h5` (written first, so a crash between the two
+// leaves a marker without a sample, which is run again).
 std::map<uint64_t, int64_t> scan(const fs::path& dir) {
   std::map<uint64_t, int64_t> done;
+  std::set<uint64_t> refined;
   for (const auto& entry : fs::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();
     unsigned long long c;
@@ -115,7 +120,11 @@ std::map<uint64_t, int64_t> scan(const fs::path& dir) {
       done[c] = Kept;
     else if (std::string(ext) == "rej")
       done[c] = status_of(read_text(entry.path()));
+    else if (std::string(ext) == "ref")
+      refined.insert(c);
   }
+  for (uint64_t c : refined)
+    if (auto it = done.find(c); it != done.end() && it->second == Kept) it->second = Refined;
   return done;
 }
 
@@ -137,13 +146,22 @@ struct Runner {
     } else {
       sample_job = job;
     }
-    Solution s = make_job_solver(sample_job, space, c)->run();
-    std::string reason = rejection_reason(*space, s, sample_job.time.bound, settings.checkerboard);
-    if (reason.empty())
-      write_chunk(chunk_path(dir, c, "h5").string(), s, coef);
-    else
+    Solution s;
+    std::string reason;
+    int refined = 0;
+    for (;; ++refined) {
+      s = make_job_solver(sample_job, space, c)->run();
+      reason = rejection_reason(*space, s, sample_job.time.bound, settings.checkerboard);
+      if (reason.empty() || reason == "checkerboard" || refined == settings.refine) break;
+      sample_job.time.dt /= 10;
+    }
+    if (!reason.empty()) {
       write_text(chunk_path(dir, c, "rej"), reason);
-    return status_of(reason);
+      return status_of(reason);
+    }
+    if (refined) write_text(chunk_path(dir, c, "ref"), std::to_string(refined));
+    write_chunk(chunk_path(dir, c, "h5").string(), s, coef);
+    return refined ? Refined : Kept;
   }
 };
 
@@ -173,7 +191,7 @@ void run_round(const Runner& runner, const std::vector<uint64_t>& mine, int thre
           int64_t st = runner.run(c);
           lock.lock();
           status[c] = st;
-          kept += st == Kept;
+          kept += is_kept(st);
           ++finished;
           cv.notify_all();
         }
@@ -225,6 +243,8 @@ GenerateReport generate(const PdeJob& job_in, const std::string& out, const Gene
   SPIRE_CHECK(settings.threads >= 0, ConfigError, "generate: threads must be >= 0 (0: all), got ", settings.threads);
   SPIRE_CHECK(settings.checkerboard > 0 && settings.checkerboard <= 1, ConfigError,
               "generate: checkerboard must be in (0, 1], got ", settings.checkerboard);
+  SPIRE_CHECK(settings.refine >= 0 && settings.refine <= 3, ConfigError,
+              "generate: refine must be 0, 1, 2 or 3 (each divides the time step by 10), got ", settings.refine);
   PdeJob job = job_in;
   job.seed = settings.seed;
   std::unique_ptr<Family> family = job.family.empty() ? nullptr : make_family(job.family, job.family_keys);
@@ -267,12 +287,12 @@ GenerateReport generate(const PdeJob& job_in, const std::string& out, const Gene
     kept = rejected = 0;
     uint64_t c = 0;
     for (auto it = status.begin(); it != status.end() && it->first == c && kept < wanted; ++it, ++c)
-      (it->second == Kept ? kept : rejected) += 1;
+      (is_kept(it->second) ? kept : rejected) += 1;
     return c;
   };
   auto kept_known = [&] {
     long kept = 0;
-    for (auto& [c, s] : status) kept += s == Kept;
+    for (auto& [c, s] : status) kept += is_kept(s);
     return kept;
   };
 
@@ -283,7 +303,7 @@ GenerateReport generate(const PdeJob& job_in, const std::string& out, const Gene
     if (rejected >= give_up) {
       std::map<std::string, long> why;
       for (auto& [c, s] : status)
-        if (c < end && s != Kept) ++why[reason_name(s)];
+        if (c < end && !is_kept(s)) ++why[reason_name(s)];
       std::string reasons;
       for (auto& [r, n] : why) reasons += (reasons.empty() ? "" : ", ") + std::to_string(n) + " " + r;
       throw ValueError(detail::cat("spire pde generate: ", rejected, " of the first ", end,
@@ -320,8 +340,9 @@ GenerateReport generate(const PdeJob& job_in, const std::string& out, const Gene
   report.accepted = kept;
   for (auto& [c, s] : status) {
     if (c >= end) break;
-    if (s != Kept) ++report.rejected[reason_name(s)];
+    if (!is_kept(s)) ++report.rejected[reason_name(s)];
     else if (found.count(c)) ++report.resumed;
+    report.refined += s == Refined;
   }
   if (rank == 0) {
     SolutionSet set;
@@ -330,7 +351,7 @@ GenerateReport generate(const PdeJob& job_in, const std::string& out, const Gene
     if (d.dims == 2) coords.push_back(space->coordinates(1, false));
     for (auto& [c, s] : status) {
       if (c >= end) break;
-      if (s != Kept) continue;
+      if (!is_kept(s)) continue;
       Solution solution;
       Coefficients coef;
       read_chunk(chunk_path(dir, c, "h5").string(), solution, coef);
@@ -341,7 +362,7 @@ GenerateReport generate(const PdeJob& job_in, const std::string& out, const Gene
     set.rejected = report.rejected;
     // the field names: a family's samples name them in their own problems
     uint64_t first = 0;
-    while (status.at(first) != Kept) ++first;
+    while (!is_kept(status.at(first))) ++first;
     set.fields = build_problem(family ? family->sample(job, first).job.problem : job.problem).fields;
     write_solutions(out, job, set);
     fs::remove_all(dir);

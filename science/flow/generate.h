@@ -23,12 +23,18 @@ struct GenerateSettings {
   int threads = 0;               // 0: spire::num_threads()
   bool resume = true;            // continue from <out>.partial/ when it belongs to this job
   double checkerboard = 1e-2;    // reject when the top 1/8 of modes hold more than this energy share
+  // A candidate that is not finite or grows beyond the bound is solved again with the time step
+  // divided by 10, up to `refine` times (0 to 3), before it counts as rejected: a blow-up at a
+  // large step can be the explicit terms' instability rather than the sample's, and rejecting it
+  // would leave the stiffer samples of a family out of the data set.
+  int refine = 0;
 };
 
 struct GenerateReport {
   long accepted = 0;
   std::map<std::string, long> rejected;  // reason ("not finite", "beyond bound", "checkerboard") -> count
   long resumed = 0;                      // samples taken from a previous run
+  long refined = 0;                      // samples kept at a refined time step (GenerateSettings::refine)
   double seconds = 0;
 };
 

@@ -164,6 +164,48 @@ TEST_F(Generate, GivesUpWhenEverySampleIsRejected) {
   }
 }
 
+// u_t = -k u^3 with k = 100 from u0 = 1.2: the explicit term is unstable at dt = 0.02 (dt 3 k u^2 ~ 9)
+// and the run leaves the bound, although the exact solution u = (u0^-2 + 2 k t)^(-1/2) decays. With
+// refine = 1 every sample is solved again at dt = 0.002 and kept, close to the exact solution;
+// with refine = 0 they are all rejected; and a resumed run still counts them as refined.
+TEST_F(Generate, RefineSolvesABlowUpAgainAtASmallerStep) {
+  PdeJob job;
+  job.problem.equations = {"dt(u) = -100*u^3"};
+  job.discretization.nx = 8, job.discretization.x0 = 0, job.discretization.x1 = 1;
+  job.time.t_end = 1, job.time.dt = 0.02, job.time.snapshots = 2, job.time.bound = 10;
+  job.initial = {{"u", "1.2 + 0*x"}};
+  GenerateSettings settings;
+  settings.samples = 3, settings.threads = 2, settings.refine = 1;
+  const std::string out = temp_path("refined.h5");
+  GenerateReport r = generate(job, out, settings);
+  EXPECT_EQ(r.accepted, 3);
+  EXPECT_EQ(r.refined, 3);
+  EXPECT_TRUE(r.rejected.empty());
+  SolutionSet set = read_solutions(out);
+  ASSERT_EQ(set.solutions.size(), 3u);
+  const double exact = 1 / std::sqrt(1 / (1.2 * 1.2) + 2 * 100 * 1.0);
+  for (double u : std::vector<double>(set.solutions[0].fields[0].end() - 8, set.solutions[0].fields[0].end()))
+    EXPECT_NEAR(u, exact, 1e-2 * exact);  // SBDF2's error at dt = 0.002 is 0.15%
+
+  // Stopped after two samples, then resumed: the checkpointed samples still count as refined.
+  const std::string resumed = temp_path("resumed.h5");
+  settings.threads = 1;
+  EXPECT_THROW(generate(job, resumed, settings, [](long done, long) {
+                 if (done >= 2) throw std::runtime_error("stopped");
+               }),
+               std::runtime_error);
+  GenerateReport more = generate(job, resumed, settings);
+  EXPECT_GE(more.resumed, 2);
+  EXPECT_EQ(more.refined, 3);
+  expect_same(set, read_solutions(resumed));
+
+  settings.refine = 0;
+  settings.samples = 1;
+  EXPECT_THROW(generate(job, temp_path("unrefined.h5"), settings), ValueError);  // every candidate blows up
+  settings.refine = 4;
+  EXPECT_THROW(generate(job, temp_path("bad.h5"), settings), ConfigError);
+}
+
 TEST_F(Generate, FamilySamplesCarryTheirCoefficients) {
   PdeJob job;
   job.family = "pdeformer";

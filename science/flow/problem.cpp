@@ -184,6 +184,10 @@ Problem build_problem(const ProblemText& text) {
     detail::Source source{eq.where, eq.text};
     ExprPtr e = detail::lower(parse_equation(eq.text, eq.where, scope), text.parameters, text.dims, source);
     detail::Split s = detail::split(e, source);
+    // dt terms that cancel would silently turn an evolution equation into a constraint.
+    if (s.mass.empty() && !evolved_names(eq.text, eq.where).empty())
+      throw ConfigError(eq.where + ": the dt() terms of \"" + eq.text + "\" cancel; an equation with dt() must keep "
+                        "a nonzero multiple of dt(field) (write a constraint without dt)");
     eq.mass = std::move(s.mass);
     eq.linear = std::move(s.linear);
     eq.rhs = s.rhs;

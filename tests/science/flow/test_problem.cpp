@@ -292,6 +292,9 @@ TEST(ProblemSplit, CoefficientsMayUseEachOther) {
 }
 
 TEST(ProblemSplit, ConstantsMustBeFinite) {
+  // dt terms that cancel are an error, not a constraint equation
+  std::string c = message_of<ConfigError>([] { build_problem(one("dt(u) = dt(u) + u")); });
+  EXPECT_NE(c.find("cancel"), std::string::npos) << c;
   std::string m = message_of<ConfigError>([] { build_problem(one("dt(u) = u/(nu - 1)", {{"nu", 1}})); });
   EXPECT_NE(m.find("division by zero"), std::string::npos) << m;
   EXPECT_EQ(m.rfind("pde.equation:1:11:", 0), 0u) << m;

@@ -8,8 +8,8 @@ section.
 solve: wall time to solve CartPole-v1 with rl-baselines3-zoo's hyperparameters (8 environments,
 n_steps 32, batch_size 256, gae_lambda 0.8, gamma 0.98, n_epochs 20, ent_coef 0, lr 1e-3 and
 clip_range 0.2 both linear; Spire: one actor of 8 environments, learner_threads 1; SB3: its
-in-process vector environment (`DummyVecEnv`, SB3's class name) and torch.set_num_threads(1), as
-rl-zoo does). The same protocol in both: after the update
+sequential in-process vector environment (make_vec_env's default, which steps the environments one
+after another in the calling thread) and torch.set_num_threads(1), as rl-zoo does). The same protocol in both: after the update
 that brings the step count to a multiple of 2048, 100 deterministic episodes on 10 environments
 (10 each); stop when their mean return reaches 475, budget 2e5 steps. Spire evaluates with its own
 [evaluation] table; SB3 with a callback calling evaluate_policy at the start of the rollout that

@@ -207,6 +207,14 @@ auto in_job(const PdeJob& job, F&& f) {
 
 // The equations, boundary conditions and initial expressions, parsed now so that errors come
 // before any solve.
+// What an [initial] expression may use: x (and y), the parameters; no fields, t or derivatives.
+Scope initial_scope(const Problem& problem) {
+  Scope scope;
+  scope.parameters = problem.parameters;
+  scope.x = true, scope.y = problem.dims == 2, scope.t = false, scope.derivatives = false;
+  return scope;
+}
+
 void check_problem(PdeJob& job) {
   ProblemText& text = job.problem;
   if (text.equations.empty()) {
@@ -225,9 +233,7 @@ void check_problem(PdeJob& job) {
     Eigen::MatrixXcd M, L;
     in_job(job, [&] { make_space(small)->matrices(0, problem, M, L); });
   }
-  Scope scope;
-  scope.parameters = problem.parameters;
-  scope.x = true, scope.y = problem.dims == 2, scope.t = false, scope.derivatives = false;
+  const Scope scope = initial_scope(problem);
   for (auto& [name, expression] : job.initial) {
     SPIRE_CHECK(std::find(problem.fields.begin(), problem.fields.end(), name) != problem.fields.end(), ConfigError,
                 job.where, ": [initial] names ", name, ", which is not a field of the problem; fields: ",
@@ -270,9 +276,7 @@ PdeJob load_pde_job(const std::string& path) { return parse_pde_job(JobSection::
 
 std::unique_ptr<Solver> make_job_solver(const PdeJob& job, std::shared_ptr<const Space> space, uint64_t sample) {
   Problem problem = build_problem(job.problem);
-  Scope scope;
-  scope.parameters = problem.parameters;
-  scope.x = true, scope.y = problem.dims == 2, scope.t = false, scope.derivatives = false;
+  const Scope scope = initial_scope(problem);
   std::vector<std::pair<int, std::vector<double>>> initial;
   {
     Evaluator evaluator(problem, *space);

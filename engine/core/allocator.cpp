@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/transfer.h"
 
 namespace spire {
 namespace {
@@ -59,7 +60,14 @@ class CachingHostAllocator final : public Allocator {
 
   AllocatorStats stats() const override {
     std::lock_guard lock(mu_);
-    return stats_;
+    AllocatorStats s = stats_;
+    s.reserved = s.allocated + s.cached;
+    return s;
+  }
+
+  void reset_peak_stats(int) override {
+    std::lock_guard lock(mu_);
+    stats_.peak = stats_.allocated;
   }
 
   void empty_cache() override {
@@ -108,11 +116,22 @@ Allocator& allocator_for(Device d) {
   return *a;
 }
 
-Storage::Storage(size_t bytes, Device device)
-    : data_(allocator_for(device).allocate(bytes)), bytes_(bytes), device_(device) {}
+namespace {
+// Backend allocators serve their current device (the interface carries no index): make `device`
+// current for the call, so memory lands where the tensor says it lives whatever device the caller
+// had selected (a no-op on the CPU).
+void* allocate_on(Device device, size_t bytes) {
+  if (device.kind == DeviceKind::CPU) return cpu_allocator().allocate(bytes);
+  DeviceGuard guard(device);
+  return allocator_for(device).allocate(bytes);
+}
+}  // namespace
 
-Storage::Storage(void* data, size_t bytes, Device device, std::shared_ptr<void> owner)
-    : data_(data), bytes_(bytes), device_(device), owner_(std::move(owner)) {}
+Storage::Storage(size_t bytes, Device device)
+    : data_(allocate_on(device, bytes)), bytes_(bytes), device_(device) {}
+
+Storage::Storage(void* data, size_t bytes, Device device, std::shared_ptr<void> owner, bool pinned)
+    : data_(data), bytes_(bytes), device_(device), owner_(std::move(owner)), pinned_(pinned) {}
 
 Storage::~Storage() {
   if (!owner_ && data_) allocator_for(device_).deallocate(data_, bytes_);

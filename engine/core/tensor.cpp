@@ -9,6 +9,7 @@
 #include "engine/autodiff/node.h"
 #include "engine/backends/cpu/loops.h"
 #include "engine/core/op.h"
+#include "engine/core/transfer.h"
 
 namespace spire {
 
@@ -84,18 +85,23 @@ void for_each_offset(const Tensor& t, F&& f) {
   }
 }
 
-void require_cpu(const Tensor& t, const char* what) {
-  SPIRE_CHECK(t.device().kind == DeviceKind::CPU, DeviceError, what, " needs a CPU tensor, got one on ",
-              t.device().str(), "; copy it with .to(\"cpu\") first");
+// t's values on the CPU: t itself there, else a copy (host-synchronous, so the values are final).
+// Not recorded by autodiff: reading values is not part of any computation.
+Tensor on_host(const Tensor& t) {
+  if (t.device().kind == DeviceKind::CPU) return t;
+  static const OpDef& to_device = op_def("to_device");
+  return call1(to_device, {t.detach()}, Attrs{{"device", std::string("cpu")}});
 }
 }  // namespace
 
 Scalar Tensor::item() const {
   SPIRE_CHECK(numel() == 1, ValueError, "item(): the tensor has ", numel(),
               " elements; only one-element tensors can be converted to a number");
-  require_cpu(*this, "item()");
   return visit_dtype(dtype(), [&]<class T>() -> Scalar {
-    T v = *static_cast<const T*>(raw_data());
+    T v;
+    // One element from a device: a plain blocking copy of its bytes (no op, no autodiff record).
+    if (device().kind == DeviceKind::CPU) v = *static_cast<const T*>(raw_data());
+    else copy_bytes(raw_data(), device(), &v, kCPU, sizeof(T));
     if constexpr (is_complex_v<T>) return Scalar(std::complex<double>(v));
     else if constexpr (std::is_same_v<T, bool>) return Scalar(v);
     else if constexpr (std::is_integral_v<T>) return Scalar(int64_t(v));
@@ -104,12 +110,12 @@ Scalar Tensor::item() const {
 }
 
 std::vector<double> Tensor::to_vector() const {
-  require_cpu(*this, "to_vector()");
+  Tensor h = on_host(*this);
   std::vector<double> out;
   out.reserve(numel());
   visit_dtype(dtype(), [&]<class T>() {
-    const T* p = static_cast<const T*>(raw_data());
-    for_each_offset(*this, [&](int64_t o) {
+    const T* p = static_cast<const T*>(h.raw_data());
+    for_each_offset(h, [&](int64_t o) {
       if constexpr (is_complex_v<T>) out.push_back(double(p[o].real()));
       else out.push_back(double(p[o]));
     });
@@ -196,13 +202,11 @@ std::string Tensor::str() const {
   if (is_batched())
     return "batched(level=" + std::to_string(impl_->batched->level) + ", shape per entry=" +
            shape_str(shape()) + ", " + Tensor(impl_->batched->physical).str() + ")";
-  if (device().kind != DeviceKind::CPU)
-    return "tensor(<on " + device().str() + ">, shape=" + shape_str(shape()) + ", dtype=" +
-           name(dtype()) + ")";
+  Tensor h = on_host(*this);
   std::vector<std::string> items;
   visit_dtype(dtype(), [&]<class T>() {
-    const T* p = static_cast<const T*>(raw_data());
-    for_each_offset(*this, [&](int64_t o) { items.push_back(format_value(p[o], 6)); });
+    const T* p = static_cast<const T*>(h.raw_data());
+    for_each_offset(h, [&](int64_t o) { items.push_back(format_value(p[o], 6)); });
   });
   size_t width = 0;
   for (auto& s : items) width = std::max(width, s.size());
@@ -238,6 +242,7 @@ std::string Tensor::str() const {
   rec(0, 0, 7);
   if (dtype() != DType::Float32 && dtype() != DType::Int64 && dtype() != DType::Bool)
     out << ", dtype=" << name(dtype());
+  if (device().kind != DeviceKind::CPU) out << ", device='" << device().str() << "'";
   if (requires_grad()) out << (grad_fn() ? ", grad_fn=<" + grad_fn()->name() + ">" : ", requires_grad=True");
   out << ")";
   return out.str();

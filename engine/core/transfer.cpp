@@ -22,7 +22,7 @@ CopyTable& copy_table() {
   static auto* t = [] {
     auto* table = new CopyTable();
     (*table)[int(DeviceKind::CPU)][int(DeviceKind::CPU)] = [](const void* src, Device, void* dst,
-                                                              Device, size_t bytes) {
+                                                              Device, size_t bytes, bool) {
       if (bytes) std::memcpy(dst, src, bytes);
     };
     return table;
@@ -55,7 +55,7 @@ bool has_copy(DeviceKind from, DeviceKind to) {
   return bool(copy_table()[int(from)][int(to)]);
 }
 
-void copy_bytes(const void* src, Device from, void* dst, Device to, size_t bytes) {
+void copy_bytes(const void* src, Device from, void* dst, Device to, size_t bytes, bool non_blocking) {
   CopyFn fn;
   {
     std::lock_guard lock(table_mutex());
@@ -64,12 +64,19 @@ void copy_bytes(const void* src, Device from, void* dst, Device to, size_t bytes
   SPIRE_CHECK(fn, DeviceError, "no copy from ", from.str(), " to ", to.str(),
               ": this build has no backend for it (the CUDA backend needs SPIRE_CUDA=ON and "
               "libspire_cuda loaded)");
-  fn(src, from, dst, to, bytes);
+  fn(src, from, dst, to, bytes, non_blocking);
 }
 
 void register_backend(DeviceKind kind, BackendHooks hooks) {
   std::lock_guard lock(table_mutex());
   backends()[int(kind)] = std::move(hooks);
+}
+
+const BackendHooks& backend_hooks(DeviceKind kind, const char* what) {
+  const BackendHooks* h = hooks_for(kind);
+  SPIRE_CHECK(h, DeviceError, what, ": this build has no ", kind_name(kind),
+              " backend (build with SPIRE_CUDA=ON and link libspire_cuda)");
+  return *h;
 }
 
 bool backend_loaded(DeviceKind kind) { return kind == DeviceKind::CPU || hooks_for(kind) != nullptr; }

@@ -4,6 +4,7 @@
 // rule is Murray 2016 / PyTorch's. All rules are written with these same ops, so they nest.
 #include "engine/autodiff/series.h"
 #include "engine/autodiff/vmap.h"
+#include "engine/ops/device.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/linalg.h"
 #include "engine/ops/reduce.h"
@@ -47,13 +48,14 @@ std::vector<TensorMeta> infer_square(const char* op, const std::vector<Tensor>& 
   return {{in[0].shape(), in[0].dtype()}};
 }
 
-// A constant [n, n] mask: 1 strictly inside the lower (or upper) triangle, `diag` on the diagonal.
-Tensor triangle_mask(int64_t n, bool lower, double diag, DType dtype) {
+// A constant [n, n] mask: 1 strictly inside the lower (or upper) triangle, `diag` on the diagonal;
+// built on the CPU and moved to `device` (that of the tensor it multiplies).
+Tensor triangle_mask(int64_t n, bool lower, double diag, DType dtype, Device device) {
   Tensor m = zeros({n, n}, DType::Float64);
   double* p = m.data<double>();
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) p[i * n + j] = i == j ? diag : ((lower ? i > j : i < j) ? 1.0 : 0.0);
-  return cast(m, dtype);
+  return to(cast(m, dtype), device);
 }
 
 Tensor hermitian_part(const Tensor& x) { return mul(add(x, mH(x)), 0.5); }
@@ -205,7 +207,7 @@ SPIRE_DEFINE_OP({
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> {
       const Tensor& l = c.outputs[0];
       Tensor lh = mH(l);
-      Tensor psi = mul(matmul(lh, c.grads[0]), triangle_mask(l.shape(-1), true, 0.5, l.dtype()));
+      Tensor psi = mul(matmul(lh, c.grads[0]), triangle_mask(l.shape(-1), true, 0.5, l.dtype(), l.device()));
       Tensor y = triangular_solve(lh, psi, /*lower=*/false);                // L^-H Psi
       Tensor g = mH(triangular_solve(lh, mH(y), /*lower=*/false));          // L^-H Psi L^-1
       return {hermitian_part(g)};
@@ -215,7 +217,7 @@ SPIRE_DEFINE_OP({
       const Tensor& l = c.outputs[0];
       Tensor ds = hermitian_part(c.tangents[0]);
       Tensor z = triangular_solve(l, mH(triangular_solve(l, ds, true)), true);
-      return {matmul(l, mul(z, triangle_mask(l.shape(-1), true, 0.5, l.dtype())))};
+      return {matmul(l, mul(z, triangle_mask(l.shape(-1), true, 0.5, l.dtype(), l.device())))};
     },
     // L L^H = S order by order: L0 L_k^H + L_k L0^H = A_k - sum_{j=1}^{k-1} L_j L_{k-j}^H, which is
     // the forward rule's equation with the right-hand side as the tangent (the sum is Hermitian, so
@@ -253,7 +255,7 @@ SPIRE_DEFINE_OP({
       Tensor gb = triangular_solve(mH(m), c.grads[0], !low);
       std::vector<Tensor> out(2);
       if (c.needs_grad[0]) {
-        Tensor gm = mul(neg(matmul(gb, mH(c.outputs[0]))), triangle_mask(m.shape(-1), low, 1.0, m.dtype()));
+        Tensor gm = mul(neg(matmul(gb, mH(c.outputs[0]))), triangle_mask(m.shape(-1), low, 1.0, m.dtype(), m.device()));
         out[0] = sum_to(transpose ? mT(gm) : gm, c.inputs[0].shape());
       }
       if (c.needs_grad[1]) out[1] = sum_to(gb, c.inputs[1].shape());
@@ -266,7 +268,7 @@ SPIRE_DEFINE_OP({
       Tensor rhs = c.tangents[1];
       if (c.tangents[0].defined()) {
         Tensor dm = transpose ? mT(c.tangents[0]) : c.tangents[0];
-        dm = mul(dm, triangle_mask(m.shape(-1), low, 1.0, m.dtype()));
+        dm = mul(dm, triangle_mask(m.shape(-1), low, 1.0, m.dtype(), m.device()));
         rhs = plus(rhs, neg(matmul(dm, c.outputs[0])));
       }
       if (!rhs.defined()) return {Tensor()};
@@ -276,7 +278,7 @@ SPIRE_DEFINE_OP({
       bool transpose = c.attrs.get<bool>("transpose_a");
       bool low = c.attrs.get<bool>("lower") != transpose;
       const Tensor& a0 = c.inputs[0];
-      Tensor mask = triangle_mask(a0.shape(-1), low, 1.0, a0.dtype());
+      Tensor mask = triangle_mask(a0.shape(-1), low, 1.0, a0.dtype(), a0.device());
       auto op_of = [&](const Tensor& a) { return mul(transpose ? mT(a) : a, mask); };
       auto solve0 = [&](const Tensor& rhs) { return call1(c.op, {a0, rhs}, c.attrs); };
       return {jets::tail(system_series(jets::input(c, 0), jets::input(c, 1), c.outputs[0], solve0, op_of))};

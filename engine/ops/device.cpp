@@ -8,6 +8,8 @@
 #include "engine/ops/device.h"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 
 #include "engine/autodiff/series.h"
 #include "engine/ops/rules.h"
@@ -17,21 +19,45 @@ namespace spire {
 namespace {
 using namespace rules;
 
+// A CPU tensor in page-locked memory from the backend that can pin (cudaHostAlloc).
+Tensor pinned_empty(const Shape& shape, DType dtype, const char* what) {
+  require_device(Device{DeviceKind::CUDA, 0}, what);
+  const BackendHooks& h = backend_hooks(DeviceKind::CUDA, what);
+  SPIRE_CHECK(h.host_alloc && h.host_free, DeviceError, what, ": the ", h.name,
+              " backend cannot page-lock host memory");
+  size_t bytes = size_t(numel_of(shape)) * itemsize(dtype);
+  void* p = h.host_alloc(bytes);
+  std::shared_ptr<void> owner(p, [release = h.host_free](void* q) { release(q); });
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(p, bytes, kCPU, std::move(owner), /*pinned=*/true);
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
 // Copies x to `target`. The source is detached first, so the helper ops used here (a contiguous
-// copy on the CPU) are not recorded: dispatch records to_device itself.
-Tensor transfer(const Tensor& x, Device target) {
+// copy) are not recorded: dispatch records to_device itself. `non_blocking`: the copy may still be
+// running when this returns (see copy_bytes); only for a page-locked host side, and a device->host
+// copy then lands in page-locked memory so that it can run asynchronously.
+Tensor transfer(const Tensor& x, Device target, bool non_blocking) {
   require_device(target, "to_device");
   Tensor src = x.detach();
-  // The CPU has a strided-copy kernel: pack there, then move one dense block.
-  if (!src.is_contiguous() && src.device().kind == DeviceKind::CPU) src = contiguous(src);
+  // Pack a strided view where it is (the CPU and, once loaded, the GPU have a strided-copy kernel),
+  // then move one dense block.
+  static const OpDef& copy_op = op_def("copy");
+  if (!src.is_contiguous() && copy_op.kernels[int(src.device().kind)]) src = contiguous(src);
   DeviceGuard guard(target);
   if (src.numel() == 0 || src.is_contiguous()) {
-    Tensor out = empty(src.shape(), src.dtype(), target);
-    copy_bytes(src.raw_data(), src.device(), out.raw_data(), target, src.nbytes());
+    bool async_to_host = non_blocking && target.kind == DeviceKind::CPU && src.device().kind != DeviceKind::CPU;
+    Tensor out = async_to_host ? pinned_empty(src.shape(), src.dtype(), "to(cpu, non_blocking=True)")
+                               : empty(src.shape(), src.dtype(), target);
+    copy_bytes(src.raw_data(), src.device(), out.raw_data(), target, src.nbytes(), non_blocking);
     return out;
   }
-  // A strided view on a device that may have no strided-copy kernel: move the span of memory it
-  // covers and keep its strides; on arrival at the CPU, pack it.
+  // A strided view on a device without a strided-copy kernel: move the span of memory it covers
+  // and keep its strides; on arrival at the CPU, pack it (so this copy is always blocking: the
+  // packing reads the bytes at once).
   int64_t lo = 0, hi = 0;  // element offsets relative to raw_data()
   for (int64_t i = 0; i < src.dim(); ++i) {
     int64_t reach = (src.shape()[i] - 1) * src.strides()[i];
@@ -49,7 +75,8 @@ SPIRE_DEFINE_OP({
     .name = "to_device",
     .infer = same_as_input,
     .view = [](auto& in, const Attrs& a) {
-      return transfer(in[0], Device::parse(a.template get<std::string>("device")));
+      return transfer(in[0], Device::parse(a.template get<std::string>("device")),
+                      a.get_or("non_blocking", false));
     },
     // The copy is linear and its adjoint is the copy back.
     .vjp = [](const VjpContext& c) -> std::vector<Tensor> { return {to(c.grads[0], c.inputs[0].device())}; },
@@ -74,13 +101,34 @@ SPIRE_DEFINE_OP({
 
 }  // namespace
 
-Tensor to(const Tensor& x, Device device) {
+Tensor to(const Tensor& x, Device device, bool non_blocking) {
   static const OpDef& d = op_def("to_device");
   SPIRE_CHECK(x.defined(), ValueError, "to: undefined tensor");
   if (x.device() == device) return x;
-  return call1(d, {x}, Attrs{{"device", device.str()}});
+  if (!non_blocking) return call1(d, {x}, Attrs{{"device", device.str()}});
+  return call1(d, {x}, Attrs{{"device", device.str()}, {"non_blocking", true}});
 }
 
-Tensor to(const Tensor& x, const std::string& device) { return to(x, Device::parse(device)); }
+Tensor to(const Tensor& x, const std::string& device, bool non_blocking) {
+  return to(x, Device::parse(device), non_blocking);
+}
+
+Tensor pin_memory(const Tensor& x) {
+  SPIRE_CHECK(x.defined(), ValueError, "pin_memory: undefined tensor");
+  SPIRE_CHECK(x.device().kind == DeviceKind::CPU, DeviceError,
+              "pin_memory: only CPU tensors can be page-locked; this one is on ", x.device().str());
+  SPIRE_CHECK(!x.requires_grad(), AutodiffError,
+              "pin_memory: the tensor requires grad, and pinning makes an untracked copy; pin "
+              "x.detach() (pinning is for data on its way to the GPU)");
+  if (is_pinned(x)) return x;
+  Tensor src = contiguous(x.detach());
+  Tensor out = pinned_empty(src.shape(), src.dtype(), "pin_memory");
+  if (src.nbytes()) std::memcpy(out.raw_data(), src.raw_data(), src.nbytes());
+  return out;
+}
+
+bool is_pinned(const Tensor& x) {
+  return x.defined() && !x.is_batched() && x.device().kind == DeviceKind::CPU && x.storage()->pinned();
+}
 
 }  // namespace spire

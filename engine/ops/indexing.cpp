@@ -106,10 +106,25 @@ void require_index_dtype(const char* op, const Tensor& idx) {
 // costs a copy and a synchronisation; it keeps one meaning, and one error, for every backend.
 Tensor on_host(const Tensor& t) { return t.device().kind == DeviceKind::CPU ? t : to(t.detach(), kCPU); }
 
+// Whether every op named has a kernel on `d`: then a verdict can be computed where the data lives
+// and only one scalar copied back.
+bool ops_on(Device d, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (!op_def(n).kernels[int(d.kind)]) return false;
+  return true;
+}
+
 // Every value of idx must lie in [-n, n) (n = the size of `axis`, or the number of classes when
 // axis < 0).
 void check_range(const char* op, const Tensor& index, int64_t axis, int64_t n) {
   if (index.numel() == 0) return;
+  if (index.device().kind != DeviceKind::CPU && ops_on(index.device(), {"lt", "ge", "logical_or", "cast", "sum"})) {
+    Tensor i = index.detach();
+    Tensor bad = logical_or(lt(i, Scalar(-n)), ge(i, Scalar(n)));
+    // One scalar back (the synchronisation a data-dependent error needs); the whole index only
+    // when it holds a bad value, for the message.
+    if (sum(cast(bad, DType::Int64)).item<int64_t>() == 0) return;
+  }
   Tensor idx = on_host(index);
   bool out = idx.dtype() == DType::Int32 ? any_out_of_range<int32_t>(idx, n) : any_out_of_range<int64_t>(idx, n);
   if (!out) return;
@@ -363,6 +378,13 @@ SPIRE_DEFINE_OP({
 // The output size of nonzero: a pass over the data (walked as rows of the last axis).
 int64_t count_nonzero(const Tensor& input) {
   if (input.numel() == 0) return 0;
+  if (input.device().kind != DeviceKind::CPU && ops_on(input.device(), {"ne", "cast", "sum"})) {
+    // One scalar back: the output's size depends on the data. != 0 as the CPU pass below (NaN
+    // counts; a complex value counts when either part is nonzero); a bool is its own verdict.
+    Tensor x = input.detach();
+    Tensor nz = x.dtype() == DType::Bool ? x : ne(x, Scalar(0));
+    return sum(cast(nz, DType::Int64)).item<int64_t>();
+  }
   Tensor x = on_host(input);
   if (x.dim() == 0) return visit_dtype(x.dtype(), [&]<class T>() -> int64_t {
     return *static_cast<const T*>(x.raw_data()) != T(0);

@@ -10,6 +10,9 @@
 #include "engine/ops/shape.h"
 
 namespace spire::python {
+
+void bind_cuda(py::module_& m);  // cuda.cpp: spire._C.cuda
+
 namespace {
 
 const char* buffer_format(DType t) {
@@ -141,7 +144,7 @@ void bind_tensor(py::module_& m) {
   cls.attr("__array_priority__") = 1000;
 
   // ---- dtype and device conversion
-  auto to = [](const Tensor& t, py::handle what, bool copy_) {
+  auto to = [](const Tensor& t, py::handle what, bool copy_, bool non_blocking) {
     Tensor out = t;
     if (!what.is_none()) {
       bool is_device = py::isinstance<Device>(what);
@@ -151,7 +154,7 @@ void bind_tensor(py::module_& m) {
       }
       if (is_device) {
         Device d = py::isinstance<Device>(what) ? what.cast<Device>() : Device::parse(what.cast<std::string>());
-        out = maybe_release(t.numel(), [&] { return spire::to(t, d); });
+        out = maybe_release(t.numel(), [&] { return spire::to(t, d, non_blocking); });
       } else {
         out = maybe_release(t.numel(), [&] { return cast(t, to_dtype(what)); });
       }
@@ -159,13 +162,27 @@ void bind_tensor(py::module_& m) {
     if (copy_ && out.same(t)) out = maybe_release(t.numel(), [&] { return copy(t); });
     return out;
   };
-  cls.def("to", to, py::arg("dtype_or_device"), py::arg("copy") = false)
-      .def("astype", [to](const Tensor& t, py::handle dtype, bool copy_) { return to(t, dtype, copy_); },
+  cls.def("to", to, py::arg("dtype_or_device"), py::arg("copy") = false, py::arg("non_blocking") = false,
+          "A copy on another device or of another dtype (self when nothing changes and not `copy`). "
+          "non_blocking: a copy between host and GPU whose host side is page-locked (pin_memory) may "
+          "return before it is done; synchronise the stream before reading the result on the host.")
+      .def("astype", [to](const Tensor& t, py::handle dtype, bool copy_) { return to(t, dtype, copy_, false); },
            py::arg("dtype"), py::arg("copy") = false)
-      .def("cpu", [](const Tensor& t) { return maybe_release(t.numel(), [&] { return spire::cpu(t); }); })
-      .def("cuda", [](const Tensor& t, int index) {
-        return maybe_release(t.numel(), [&] { return spire::to(t, Device{DeviceKind::CUDA, index}); });
-      }, py::arg("index") = 0)
+      .def("cpu", [](const Tensor& t, bool non_blocking) {
+        return maybe_release(t.numel(), [&] { return spire::to(t, kCPU, non_blocking); });
+      }, py::arg("non_blocking") = false)
+      .def("cuda", [](const Tensor& t, py::object device, bool non_blocking) {
+        Device d{DeviceKind::CUDA, 0};
+        if (PyLong_Check(device.ptr())) d.index = device.cast<int>();
+        else if (!device.is_none()) d = py::isinstance<Device>(device) ? device.cast<Device>() : Device::parse(device.cast<std::string>());
+        SPIRE_CHECK(d.kind == DeviceKind::CUDA, DeviceError, "cuda(): expected a cuda device, got ", d.str());
+        return maybe_release(t.numel(), [&] { return spire::to(t, d, non_blocking); });
+      }, py::arg("device") = py::none(), py::arg("non_blocking") = false)
+      .def("pin_memory", [](const Tensor& t) { return maybe_release(t.numel(), [&] { return spire::pin_memory(t); }); },
+           "A copy in page-locked host memory (self if already pinned): copies from it to the GPU can "
+           "run asynchronously (to('cuda', non_blocking=True)). Needs a GPU.")
+      .def("is_pinned", [](const Tensor& t) { return spire::is_pinned(t); })
+      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().kind == DeviceKind::CUDA; })
       .def("float", [](const Tensor& t) { return cast(t, DType::Float32); })
       .def("double", [](const Tensor& t) { return cast(t, DType::Float64); })
       .def("int", [](const Tensor& t) { return cast(t, DType::Int32); })
@@ -174,19 +191,11 @@ void bind_tensor(py::module_& m) {
 
   py::implicitly_convertible<py::object, Tensor>();
 
-  m.def("to", [](const Tensor& x, Device d) { return maybe_release(x.numel(), [&] { return spire::to(x, d); }); },
-        py::arg("x"), py::arg("device"), "x on `device` (x itself when already there); differentiable.");
-  py::module_ cuda = m.def_submodule("cuda", "The CUDA backend, when this build has one and a GPU is present.");
-  cuda.def("is_available", &cuda_available);
-  cuda.def("device_count", &cuda_device_count);
-  cuda.def("unavailable_reason", [] { return unavailable_reason(DeviceKind::CUDA); },
-           "Why no CUDA device is usable ('' when one is): backend not built, no driver, no device.");
-  cuda.def("synchronize", [](int index) {
-    py::gil_scoped_release release;
-    synchronize(Device{DeviceKind::CUDA, index});
-  }, py::arg("index") = 0);
-  cuda.def("get_device_name", [](int index) { return device_description(Device{DeviceKind::CUDA, index}); },
-           py::arg("index") = 0);
+  m.def("to", [](const Tensor& x, Device d, bool non_blocking) {
+    return maybe_release(x.numel(), [&] { return spire::to(x, d, non_blocking); });
+  }, py::arg("x"), py::arg("device"), py::arg("non_blocking") = false,
+        "x on `device` (x itself when already there); differentiable.");
+  bind_cuda(m);
 
   bind_indexing(m, cls);
   bind_dlpack(m, cls);

@@ -7,6 +7,7 @@
 #include "engine/ops/random.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/shape.h"
+#include "engine/ops/device.h"
 
 namespace spire {
 namespace {
@@ -27,7 +28,7 @@ Tensor coordinate_directions(const Tensor& x) {
   lifted.back() = d;
   Shape full = x.shape();
   full.insert(full.begin(), d);
-  return expand(reshape(eye(d, x.dtype()), lifted), full);
+  return expand(reshape(to(eye(d, x.dtype()), x.device()), lifted), full);
 }
 
 // [m, ...] -> [..., m]

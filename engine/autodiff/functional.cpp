@@ -5,6 +5,7 @@
 #include "engine/autodiff/mode.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/shape.h"
+#include "engine/ops/device.h"
 
 namespace spire {
 namespace {
@@ -166,7 +167,7 @@ Function jacrev(const Function& f, const std::vector<int>& argnums) {
       int64_t m = y.numel();
       // One reverse pass per output element, each with a one-hot cotangent.
       std::vector<Tensors> rows(xs.size());
-      Tensor basis = m ? eye(m, y.dtype()) : Tensor();
+      Tensor basis = m ? to(eye(m, y.dtype()), y.device()) : Tensor();
       for (int64_t e = 0; e < m; ++e) {
         Tensors cts(outs.size());
         cts[k] = reshape(select(basis, 0, e), y.shape());
@@ -176,7 +177,7 @@ Function jacrev(const Function& f, const std::vector<int>& argnums) {
       for (size_t i = 0; i < xs.size(); ++i) {
         Shape s = y.shape();
         s.insert(s.end(), xs[i].shape().begin(), xs[i].shape().end());
-        jac.push_back(m ? reshape(stack(rows[i], 0), s) : zeros(s, xs[i].dtype()));
+        jac.push_back(m ? reshape(stack(rows[i], 0), s) : zeros(s, xs[i].dtype(), xs[i].device()));
       }
     }
     return jac;
@@ -193,7 +194,7 @@ Function jacfwd(const Function& f, const std::vector<int>& argnums) {
     Tensors outs;
     for (size_t i = 0; i < xs.size(); ++i) {
       int64_t n = xs[i].numel();
-      Tensor basis = n ? eye(n, xs[i].dtype()) : Tensor();
+      Tensor basis = n ? to(eye(n, xs[i].dtype()), xs[i].device()) : Tensor();
       // One forward pass per input element, each along a basis direction.
       for (int64_t j = 0; j < n; ++j) {
         Tensors tangents(xs.size());
@@ -211,7 +212,7 @@ Function jacfwd(const Function& f, const std::vector<int>& argnums) {
       for (size_t i = 0; i < xs.size(); ++i) {
         Shape s = outs[k].shape();
         s.insert(s.end(), xs[i].shape().begin(), xs[i].shape().end());
-        jac.push_back(xs[i].numel() ? reshape(stack(cols[i][k], -1), s) : zeros(s, outs[k].dtype()));
+        jac.push_back(xs[i].numel() ? reshape(stack(cols[i][k], -1), s) : zeros(s, outs[k].dtype(), outs[k].device()));
       }
     return jac;
   };

@@ -137,7 +137,7 @@ Jet pow(const Jet& a, const Tensor& p, const Tensor& z0) {
   return z;
 }
 
-Jet pow(const Jet& a, double p, const Tensor& z0) { return pow(a, scalar_tensor(p, a[0].dtype()), z0); }
+Jet pow(const Jet& a, double p, const Tensor& z0) { return pow(a, scalar_tensor(p, a[0].dtype(), a[0].device()), z0); }
 
 Jet sqrt(const Jet& a, const Tensor& z0) {
   // z^2 = a:  2 z0 z_k = a_k - sum_{j=1}^{k-1} z_j z_{k-j}

@@ -14,6 +14,7 @@
 
 #include "engine/autodiff/series.h"
 #include "engine/autodiff/vmap.h"
+#include "engine/ops/device.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/fft.h"
 #include "engine/ops/reduce.h"
@@ -46,7 +47,7 @@ Tensor axis_weights(const Tensor& t, int64_t axis, const std::vector<double>& w)
   s[0] = int64_t(w.size());
   Tensor v = from_vector<double>(w, s);
   DType rt = real_dtype(t.dtype());
-  return rt == DType::Float64 ? v : cast(v, rt);
+  return to(rt == DType::Float64 ? v : cast(v, rt), t.device());
 }
 
 // c_k of the half spectrum of a length-n real signal (m = n/2 + 1 bins).

@@ -8,6 +8,7 @@
 #include "engine/ops/elementwise.h"
 #include "engine/ops/rules.h"
 #include "engine/ops/shape.h"
+#include "engine/ops/device.h"
 
 namespace spire {
 namespace {
@@ -192,7 +193,7 @@ Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& pads
                 ") are only allowed in constant mode, not ", mode_name);
     if (before == 0 && after == 0) continue;
     SPIRE_CHECK(n > 0, ShapeError, "pad: cannot pad axis ", ax, " of size 0 in ", mode_name, " mode");
-    y = index_select(y, ax, pad_positions(n, before, after, mode));
+    y = index_select(y, ax, to(pad_positions(n, before, after, mode), x.device()));
     padded = true;
   }
   return padded ? y : copy(x);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/core/op.h"
+#include "engine/core/transfer.h"
 #include "engine/ops/random.h"
 
 namespace spire {
@@ -24,10 +25,11 @@ std::vector<TensorMeta> meta_from_attrs(const std::vector<Tensor>&, const Attrs&
 }
 
 // Attributes common to every draw, with the blocks it consumes reserved from `gen`.
-Attrs draw_attrs(const Shape& shape, DType dtype, Generator& gen, uint64_t blocks) {
+Attrs draw_attrs(const Shape& shape, DType dtype, Generator& gen, uint64_t blocks, Device device, const char* op) {
+  require_device(device, op);
   return Attrs{{"shape", shape},
                {"dtype", dtype},
-               {"device", std::string("cpu")},
+               {"device", device.str()},
                {"seed", bits(gen.seed())},
                {"stream", bits(gen.stream())},
                {"offset", bits(gen.reserve(blocks))}};
@@ -101,37 +103,37 @@ Generator& default_generator() {
 
 void manual_seed(uint64_t seed) { default_generator() = Generator(seed); }
 
-Tensor uniform(const Shape& shape, double low, double high, DType dtype, Generator& gen) {
+Tensor uniform(const Shape& shape, double low, double high, DType dtype, Generator& gen, Device device) {
   static const OpDef& d = op_def("uniform");
   check_shape("uniform", shape);
   SPIRE_CHECK(is_floating(dtype), DTypeError, "uniform: dtype must be float32 or float64, got ", name(dtype));
   SPIRE_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high, ValueError,
               "uniform: needs finite low <= high, got low=", low, ", high=", high);
   uint64_t per_block = dtype == DType::Float32 ? 4 : 2;
-  Attrs a = draw_attrs(shape, dtype, gen, ceil_div(uint64_t(numel_of(shape)), per_block));
+  Attrs a = draw_attrs(shape, dtype, gen, ceil_div(uint64_t(numel_of(shape)), per_block), device, "uniform");
   return call1(d, {}, a.set("low", low).set("high", high));
 }
 
-Tensor normal(const Shape& shape, double mean, double std, DType dtype, Generator& gen) {
+Tensor normal(const Shape& shape, double mean, double std, DType dtype, Generator& gen, Device device) {
   static const OpDef& d = op_def("normal");
   check_shape("normal", shape);
   SPIRE_CHECK(is_floating(dtype), DTypeError, "normal: dtype must be float32 or float64, got ", name(dtype));
   SPIRE_CHECK(std::isfinite(mean) && std::isfinite(std) && std >= 0, ValueError,
               "normal: needs finite mean and std >= 0, got mean=", mean, ", std=", std);
   uint64_t per_block = dtype == DType::Float32 ? 4 : 2;
-  Attrs a = draw_attrs(shape, dtype, gen, ceil_div(uint64_t(numel_of(shape)), per_block));
+  Attrs a = draw_attrs(shape, dtype, gen, ceil_div(uint64_t(numel_of(shape)), per_block), device, "normal");
   return call1(d, {}, a.set("mean", mean).set("std", std));
 }
 
-Tensor bernoulli(const Shape& shape, double p, Generator& gen) {
+Tensor bernoulli(const Shape& shape, double p, Generator& gen, Device device) {
   static const OpDef& d = op_def("bernoulli");
   check_shape("bernoulli", shape);
   SPIRE_CHECK(p >= 0 && p <= 1, ValueError, "bernoulli: p must be in [0, 1], got ", p);
-  Attrs a = draw_attrs(shape, DType::Bool, gen, ceil_div(uint64_t(numel_of(shape)), 4));
+  Attrs a = draw_attrs(shape, DType::Bool, gen, ceil_div(uint64_t(numel_of(shape)), 4), device, "bernoulli");
   return call1(d, {}, a.set("p", p));
 }
 
-Tensor randint(const Shape& shape, int64_t low, int64_t high, DType dtype, Generator& gen) {
+Tensor randint(const Shape& shape, int64_t low, int64_t high, DType dtype, Generator& gen, Device device) {
   static const OpDef& d = op_def("randint");
   check_shape("randint", shape);
   SPIRE_CHECK(is_integral(dtype), DTypeError, "randint: dtype must be int32 or int64, got ", name(dtype));
@@ -141,14 +143,14 @@ Tensor randint(const Shape& shape, int64_t low, int64_t high, DType dtype, Gener
     SPIRE_CHECK(low >= std::numeric_limits<int32_t>::min() &&
                     high - 1 <= std::numeric_limits<int32_t>::max(),
                 ValueError, "randint: [", low, ", ", high, ") does not fit int32");
-  Attrs a = draw_attrs(shape, dtype, gen, uint64_t(numel_of(shape)));
+  Attrs a = draw_attrs(shape, dtype, gen, uint64_t(numel_of(shape)), device, "randint");
   return call1(d, {}, a.set("low", low).set("high", high));
 }
 
-Tensor permutation(int64_t n, Generator& gen) {
+Tensor permutation(int64_t n, Generator& gen, Device device) {
   static const OpDef& d = op_def("permutation");
   SPIRE_CHECK(n >= 0, ValueError, "permutation: n must be >= 0, got ", n);
-  return call1(d, {}, draw_attrs({n}, DType::Int64, gen, uint64_t(n)));
+  return call1(d, {}, draw_attrs({n}, DType::Int64, gen, uint64_t(n), device, "permutation"));
 }
 
 }  // namespace spire

@@ -33,13 +33,14 @@ class Generator {
 Generator& default_generator();
 void manual_seed(uint64_t seed);
 
+// Draws land on `device`; a draw gives the same bits there as on the CPU.
 Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = DType::Float32,
-               Generator& gen = default_generator());
+               Generator& gen = default_generator(), Device device = kCPU);
 Tensor normal(const Shape& shape, double mean = 0.0, double std = 1.0, DType dtype = DType::Float32,
-              Generator& gen = default_generator());
-Tensor bernoulli(const Shape& shape, double p, Generator& gen = default_generator());  // bool
+              Generator& gen = default_generator(), Device device = kCPU);
+Tensor bernoulli(const Shape& shape, double p, Generator& gen = default_generator(), Device device = kCPU);  // bool
 Tensor randint(const Shape& shape, int64_t low, int64_t high, DType dtype = DType::Int64,
-               Generator& gen = default_generator());
-Tensor permutation(int64_t n, Generator& gen = default_generator());  // int64
+               Generator& gen = default_generator(), Device device = kCPU);
+Tensor permutation(int64_t n, Generator& gen = default_generator(), Device device = kCPU);  // int64
 
 }  // namespace spire

@@ -26,7 +26,9 @@ Tensor clip_grad_norm_(const Tensors& params, double max_norm, double norm_type,
   Tensors grads;
   for (const Tensor& p : params)
     if (p.grad().defined()) grads.push_back(p.grad());
-  if (grads.empty()) return scalar_tensor(Scalar(0.0), params.empty() ? DType::Float32 : params[0].dtype());
+  if (grads.empty())
+    return params.empty() ? scalar_tensor(Scalar(0.0), DType::Float32)
+                          : scalar_tensor(Scalar(0.0), params[0].dtype(), params[0].device());
   Tensors norms;
   for (const Tensor& g : grads) norms.push_back(cast(vector_norm(g, norm_type), grads[0].dtype()));
   Tensor total = vector_norm(stack(norms), norm_type);

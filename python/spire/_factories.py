@@ -109,14 +109,16 @@ def full_like(x, fill_value, dtype=None, requires_grad=False) -> Tensor:
     return _finish(_raw.full(shape, fill_value, dtype, device), requires_grad)
 
 
-def rand(*shape, dtype=None, generator=None, requires_grad=False) -> Tensor:
-    """Uniform on [0, 1)."""
-    return _finish(_C.random.uniform(_shape(shape), 0.0, 1.0, (_C.float32 if dtype is None else dtype), generator), requires_grad)
+def rand(*shape, dtype=None, generator=None, device="cpu", requires_grad=False) -> Tensor:
+    """Uniform on [0, 1); the same bits on every device."""
+    return _finish(_C.random.uniform(_shape(shape), 0.0, 1.0, (_C.float32 if dtype is None else dtype), generator,
+                                     device), requires_grad)
 
 
-def randn(*shape, dtype=None, generator=None, requires_grad=False) -> Tensor:
-    """Standard normal."""
-    return _finish(_C.random.normal(_shape(shape), 0.0, 1.0, (_C.float32 if dtype is None else dtype), generator), requires_grad)
+def randn(*shape, dtype=None, generator=None, device="cpu", requires_grad=False) -> Tensor:
+    """Standard normal; the same bits on every device."""
+    return _finish(_C.random.normal(_shape(shape), 0.0, 1.0, (_C.float32 if dtype is None else dtype), generator,
+                                    device), requires_grad)
 
 
 def is_tensor(x) -> bool:

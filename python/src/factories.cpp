@@ -56,23 +56,23 @@ void bind_random(py::module_& m) {
   m.def("set_num_threads", &set_num_threads, py::arg("n"),
         "Sets the intra-op threads of the calling thread's ops, BLAS included (torch.set_num_threads).");
   // Draws keep the GIL: generators are shared objects and their counters must advance in order.
-  r.def("uniform", [](py::handle shape, double low, double high, DType t, Generator* g) {
-    return uniform(to_shape(shape), low, high, t, gen_or_default(g));
+  r.def("uniform", [](py::handle shape, double low, double high, DType t, Generator* g, Device d) {
+    return uniform(to_shape(shape), low, high, t, gen_or_default(g), d);
   }, py::arg("shape") = py::tuple(), py::arg("low") = 0.0, py::arg("high") = 1.0, py::arg("dtype") = DType::Float32,
-     py::arg("generator") = nullptr);
-  r.def("normal", [](py::handle shape, double mean, double std, DType t, Generator* g) {
-    return normal(to_shape(shape), mean, std, t, gen_or_default(g));
+     py::arg("generator") = nullptr, py::arg("device") = kCPU);
+  r.def("normal", [](py::handle shape, double mean, double std, DType t, Generator* g, Device d) {
+    return normal(to_shape(shape), mean, std, t, gen_or_default(g), d);
   }, py::arg("shape") = py::tuple(), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("dtype") = DType::Float32,
-     py::arg("generator") = nullptr);
-  r.def("bernoulli", [](py::handle shape, double p, Generator* g) {
-    return bernoulli(to_shape(shape), p, gen_or_default(g));
-  }, py::arg("shape") = py::tuple(), py::arg("p") = 0.5, py::arg("generator") = nullptr);
-  r.def("randint", [](int64_t low, int64_t high, py::handle shape, DType t, Generator* g) {
-    return randint(to_shape(shape), low, high, t, gen_or_default(g));
+     py::arg("generator") = nullptr, py::arg("device") = kCPU);
+  r.def("bernoulli", [](py::handle shape, double p, Generator* g, Device d) {
+    return bernoulli(to_shape(shape), p, gen_or_default(g), d);
+  }, py::arg("shape") = py::tuple(), py::arg("p") = 0.5, py::arg("generator") = nullptr, py::arg("device") = kCPU);
+  r.def("randint", [](int64_t low, int64_t high, py::handle shape, DType t, Generator* g, Device d) {
+    return randint(to_shape(shape), low, high, t, gen_or_default(g), d);
   }, py::arg("low"), py::arg("high"), py::arg("shape") = py::tuple(), py::arg("dtype") = DType::Int64,
-     py::arg("generator") = nullptr);
-  r.def("permutation", [](int64_t n, Generator* g) { return permutation(n, gen_or_default(g)); },
-        py::arg("n"), py::arg("generator") = nullptr);
+     py::arg("generator") = nullptr, py::arg("device") = kCPU);
+  r.def("permutation", [](int64_t n, Generator* g, Device d) { return permutation(n, gen_or_default(g), d); },
+        py::arg("n"), py::arg("generator") = nullptr, py::arg("device") = kCPU);
 }
 
 }  // namespace spire::python

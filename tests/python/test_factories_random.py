@@ -63,3 +63,20 @@ def test_devices_on_this_machine():
         g = t.cuda() * 2.0
         assert g.device == "cuda:0" and g.cpu().tolist() == [2.0, 2.0]
         assert t.__dlpack_device__() == (1, 0) and g.__dlpack_device__() == (2, 0)
+
+
+def test_draws_on_a_device_match_the_cpu_or_refuse_cleanly():
+    cpu = spire.random.normal((1000,), generator=spire.random.Generator(3))
+    gen = spire.random.Generator(3)
+    if spire.cuda.is_available():
+        gpu = spire.random.normal((1000,), generator=gen, device="cuda")
+        assert gpu.device == "cuda:0"
+        assert np.array_equal(np.asarray(gpu.cpu()), np.asarray(cpu))  # the same bits
+        assert np.array_equal(np.asarray(spire.randn(7, generator=spire.random.Generator(1), device="cuda").cpu()),
+                              np.asarray(spire.randn(7, generator=spire.random.Generator(1))))
+    else:
+        with pytest.raises(spire.DeviceError, match="normal"):
+            spire.random.normal((1000,), generator=gen, device="cuda")
+        # A refused draw consumes nothing: the generator still gives the CPU's first draw.
+        assert gen.offset == 0
+        assert np.array_equal(np.asarray(spire.random.normal((1000,), generator=gen)), np.asarray(cpu))

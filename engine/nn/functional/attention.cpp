@@ -11,6 +11,7 @@
 #include "engine/ops/linalg.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/shape.h"
+#include "engine/ops/device.h"
 
 namespace spire::nn::functional {
 
@@ -18,17 +19,17 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// [L, S] boolean, true where key j <= query i.
-Tensor causal_allowed(int64_t L, int64_t S) {
+// [L, S] boolean on `device`, true where key j <= query i.
+Tensor causal_allowed(int64_t L, int64_t S, Device device) {
   Tensor i = reshape(arange(0, double(L)), {L, 1}), j = arange(0, double(S));
-  return ge(i, j);
+  return to(ge(i, j), device);
 }
 
 // An additive float mask of `like`'s dtype; boolean masks give -inf where `blocked_when` holds.
 Tensor additive(const Tensor& mask, bool blocked_when, const Tensor& like) {
   if (mask.dtype() == DType::Bool) {
     Tensor blocked = blocked_when ? mask : logical_not(mask);
-    return where(blocked, full({}, -kInf, like.dtype()), zeros({}, like.dtype()));
+    return where(blocked, full({}, -kInf, like.dtype(), like.device()), zeros({}, like.dtype(), like.device()));
   }
   return cast(mask, like.dtype());
 }
@@ -53,7 +54,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
               shape_str(q.shape()), ", ", shape_str(k.shape()), ", ", shape_str(v.shape()));
   int64_t L = q.shape(-2), S = k.shape(-2);
   Tensor mask;
-  if (is_causal) mask = additive(causal_allowed(L, S), false, q);
+  if (is_causal) mask = additive(causal_allowed(L, S, q.device()), false, q);
   if (attn_mask.defined()) {
     Tensor m = additive(attn_mask, false, q);
     mask = mask.defined() ? mask + m : m;
@@ -157,7 +158,7 @@ AttentionOutput multi_head_attention(const Tensor& query, const Tensor& key, con
     }
     add_mask(widen(m));
   }
-  if (args.is_causal) add_mask(widen(additive(causal_allowed(L, S), false, qh)));
+  if (args.is_causal) add_mask(widen(additive(causal_allowed(L, S, qh.device()), false, qh)));
   if (args.key_padding_mask.defined()) {
     Tensor kpm = batched ? args.key_padding_mask : unsqueeze(args.key_padding_mask, 0);
     SPIRE_CHECK(kpm.dim() == 2 && kpm.shape(0) == N && kpm.shape(1) == S, ShapeError, op,

@@ -5,6 +5,7 @@
 #include "engine/nn/init.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/shape.h"
+#include "engine/ops/device.h"
 
 namespace spire::nn {
 
@@ -26,7 +27,7 @@ void Embedding::reset_parameters(Generator& gen) {
   init::normal_(weight, 0.0, 1.0, gen);
   if (padding_idx) {
     NoGradGuard no_grad;
-    Tensor keep = ne(reshape(arange(0, double(num_embeddings)), {num_embeddings, 1}), Scalar(*padding_idx));
+    Tensor keep = ne(reshape(spire::to(arange(0, double(num_embeddings)), weight.device()), {num_embeddings, 1}), Scalar(*padding_idx));
     weight.set_data(contiguous(where(keep, weight, 0.0)));
   }
 }

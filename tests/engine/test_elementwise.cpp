@@ -468,3 +468,11 @@ TEST(Elementwise, StridedAndThreadedLoopsGiveTheSameBits) {
     EXPECT_EQ(std::memcmp(fc.raw_data(), sc.raw_data(), fc.nbytes()), 0);
   }
 }
+
+// NumPy's astype: complex to bool is "nonzero" (1j is true), complex to real keeps the real part.
+TEST(Elementwise, ComplexCastsFollowNumPy) {
+  Tensor z = from_vector<c128>({{0, 0}, {0, 1}, {2, 0}, {-0.0, -0.0}}, {4});
+  EXPECT_EQ(cast(z, DType::Bool).to_vector(), (std::vector<double>{0, 1, 1, 0}));
+  EXPECT_EQ(cast(z, DType::Float64).to_vector(), (std::vector<double>{0, 0, 2, 0}));
+  EXPECT_EQ(cast(cast(z, DType::Complex64), DType::Bool).to_vector(), (std::vector<double>{0, 1, 1, 0}));
+}

@@ -16,10 +16,12 @@ Tensor broadcast_view(const Tensor& t, const Shape& shape) {
 }
 
 namespace {
-// One element converted as NumPy's astype does (complex to real keeps the real part).
+// One element converted as NumPy's astype does (complex to real keeps the real part; to bool is
+// "nonzero", so 1j is true).
 template <class O, class I>
 O convert(I v) {
-  if constexpr (is_complex_v<I> && !is_complex_v<O>) return O(v.real());
+  if constexpr (is_complex_v<I> && std::is_same_v<O, bool>) return v != I(0);
+  else if constexpr (is_complex_v<I> && !is_complex_v<O>) return O(v.real());
   else if constexpr (is_complex_v<O> && !is_complex_v<I>) return O(typename O::value_type(v));
   else if constexpr (std::is_same_v<O, bool>) return v != I(0);
   else return static_cast<O>(v);

@@ -143,29 +143,6 @@ void small_product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k
   for (; j < n; ++j) small_panel<1>(a, sar, sac, b + j, sbr, c + j, m, n, k);
 }
 
-// If every batch of `a` is shared-nothing and laid out so that batch and row axes merge into one
-// axis of constant stride, returns that stride (the batch folds into the GEMM's m).
-std::optional<int64_t> merged_row_stride(const Tensor& a, const Shape& batch) {
-  int64_t m = a.shape(-2), lead = int64_t(batch.size()) - (a.dim() - 2);
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (size, stride), outermost first
-  for (int64_t d = 0; d < int64_t(batch.size()); ++d) {
-    if (batch[d] == 1) continue;
-    int64_t i = d - lead;
-    if (i < 0 || a.shape()[i] != batch[d]) return std::nullopt;  // broadcast: rows repeat
-    dims.push_back({batch[d], a.strides()[i]});
-  }
-  if (m > 1) dims.push_back({m, a.strides()[a.dim() - 2]});
-  if (dims.empty()) return a.shape(-1);
-  for (size_t i = 0; i + 1 < dims.size(); ++i)
-    if (dims[i].second != dims[i + 1].second * dims[i + 1].first) return std::nullopt;
-  return dims.back().second;
-}
-
-bool all_broadcast(const Tensor& t) {
-  for (int64_t i = 0; i < t.dim() - 2; ++i)
-    if (t.shape()[i] != 1) return false;
-  return true;
-}
 
 template <class T>
 void blas_matmul(Tensor a, Tensor b, Tensor& c) {

@@ -5,6 +5,7 @@
 #   make demo      build, then `spire demo` (a short tour; figures under out/demo/) and examples/digits.py
 #   make validate  build, then the heavy validation checks, with a report of their figures
 #   make bench     build with benchmarks, then bench/engine (PyTorch and JAX as references)
+#   make gpu-test  on a machine with a GPU: the CUDA tests and bench/cuda (installs nothing; docs/cuda.md)
 #
 # Variables: BUILD=build  PYTHON=python3  JOBS=<cores>  CMAKE_ARGS=...  (e.g. -DSPIRE_CUDA=OFF)
 #            OUT=out (demo, validate)  BENCH_ARGS=... (e.g. "--only matmul")
@@ -22,10 +23,10 @@ OUT ?= out
 # nvcc is found by CMake through PATH; CUDA's usual home may not be on it.
 export PATH := $(if $(wildcard /usr/local/cuda/bin/nvcc),/usr/local/cuda/bin:)$(PATH)
 
-.PHONY: help deps configure build test demo validate bench clean
+.PHONY: help deps configure build test demo validate bench gpu-test clean
 
 help:
-	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@tools/install-deps
@@ -144,3 +145,24 @@ bench:
 
 clean:
 	rm -rf $(BUILD)
+
+# The CUDA tests (labels cuda and cuda_backend) and the GPU benchmarks, in their own build tree. It
+# installs nothing: a lent GPU machine reaches no package registry, so its build dependencies come
+# from ../shared/tools/gpu-deps.sh (`source .gpu-deps/gpu-deps.sh unpack && make gpu-test`). The
+# benchmarks run even when a test fails; the exit status is the tests'.
+GPU_BUILD ?= build-gpu
+gpu-test:
+	@start=$$SECONDS
+	if command -v nvidia-smi >/dev/null; then nvidia-smi -L; else echo "gpu-test: no nvidia-smi on PATH"; fi
+	gen=Ninja; command -v ninja >/dev/null || gen="Unix Makefiles"
+	mkdir -p $(GPU_BUILD)/logs
+	cmake -S . -B $(GPU_BUILD) -G "$$gen" -DCMAKE_BUILD_TYPE=Release -DSPIRE_CUDA=ON -DSPIRE_BENCH=ON \
+	  -DSPIRE_PYTHON=OFF $(CMAKE_ARGS) > $(GPU_BUILD)/configure.log 2>&1 || { cat $(GPU_BUILD)/configure.log; exit 1; }
+	cmake --build $(GPU_BUILD) -j $(JOBS) --target spire_cuda_tests bench_cuda
+	tests=0
+	ctest --test-dir $(GPU_BUILD) -L '^cuda' --output-on-failure 2>&1 | tee $(GPU_BUILD)/logs/ctest-gpu.log || tests=$$?
+	$(GPU_BUILD)/bin/bench_cuda --benchmark_repetitions=5 --benchmark_out_format=json \
+	  --benchmark_out=$(GPU_BUILD)/logs/bench_cuda.json
+	$(PYTHON) bench/cuda/report.py $(GPU_BUILD)/logs/bench_cuda.json --results bench/RESULTS.md | tee $(GPU_BUILD)/logs/gpu-figures.txt
+	echo "gpu-test: tests $$([ $$tests -eq 0 ] && echo passed || echo FAILED) ($$((SECONDS - start)) s); figures in $(GPU_BUILD)/logs/gpu-figures.txt"
+	exit $$tests

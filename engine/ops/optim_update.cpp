@@ -23,6 +23,23 @@ void check_update_inputs(const char* op, const std::vector<Tensor>& in, const ch
   }
 }
 
+}  // namespace
+
+AdamStep adam_step(const Attrs& a) {
+  AdamStep s;
+  s.h = {.lr = a.get<double>("lr"), .beta1 = a.get<double>("beta1"), .beta2 = a.get<double>("beta2"),
+         .eps = a.get<double>("eps"), .weight_decay = a.get<double>("weight_decay"),
+         .decoupled = a.get<bool>("decoupled"), .amsgrad = a.get<bool>("amsgrad"),
+         .maximize = a.get<bool>("maximize"), .step = a.get<int64_t>("step")};
+  double step = double(s.h.step);
+  s.step_size = s.h.lr / (1 - std::pow(s.h.beta1, step));
+  s.bias_correction2_sqrt = std::pow(1 - std::pow(s.h.beta2, step), 0.5);
+  s.one_minus_beta1 = 1 - s.h.beta1;
+  return s;
+}
+
+namespace {
+
 Attrs adam_attrs(const AdamHyper& h) {
   return {{"lr", h.lr},           {"beta1", h.beta1},         {"beta2", h.beta2},
           {"eps", h.eps},         {"weight_decay", h.weight_decay}, {"decoupled", h.decoupled},

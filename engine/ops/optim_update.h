@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 
+#include "engine/core/attrs.h"
 #include "engine/core/tensor.h"
 
 namespace spire {
@@ -36,6 +37,17 @@ struct AdamUpdate {
 // required with amsgrad and must be undefined without it.
 AdamUpdate adam_update(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                        const Tensor& max_exp_avg_sq, const AdamHyper& h);
+
+// What every backend's adam_update kernel computes once per call from the op's attributes: the
+// hyperparameters and the step's scalars, in double as torch.optim.adam computes them (in Python
+// floats); the kernels round each to the parameter's dtype.
+struct AdamStep {
+  AdamHyper h;
+  double step_size;              // lr / (1 - beta1^step)
+  double bias_correction2_sqrt;  // sqrt(1 - beta2^step)
+  double one_minus_beta1;        // the lerp weight of m
+};
+AdamStep adam_step(const Attrs& attrs);
 
 // SGD with optional momentum and Nesterov momentum, as torch.optim.sgd._single_tensor_sgd:
 //   g = -grad if maximize

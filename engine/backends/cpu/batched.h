@@ -1,6 +1,7 @@
 // Batch iteration for the matrix kernels of every backend: operands whose leading (batch) axes broadcast against the
 // output's, each batch a matrix addressed by its element offset.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -37,6 +38,25 @@ inline std::string batch_index_str(int64_t r, const Shape& batch) {
     r /= batch[d];
   }
   return " at batch index " + shape_str(idx);
+}
+
+// How a row-major BLAS sees a rows x cols matrix with element strides (sr, sc): as stored
+// (trans = false, ld = row stride) or as the transpose of a stored row-major matrix; ok = false
+// when neither fits (the matrix must be copied first).
+struct BlasView {
+  bool ok = false, trans = false;
+  int64_t ld = 0;
+};
+inline BlasView blas_view(int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
+  if ((sc == 1 || cols <= 1) && (rows <= 1 || sr >= std::max<int64_t>(1, cols)))
+    return {true, false, rows <= 1 ? std::max<int64_t>(1, cols) : sr};
+  if ((sr == 1 || rows <= 1) && (cols <= 1 || sc >= std::max<int64_t>(1, rows)))
+    return {true, true, cols <= 1 ? std::max<int64_t>(1, rows) : sc};
+  return {};
+}
+// The view of t's last two axes.
+inline BlasView blas_view(const Tensor& t) {
+  return blas_view(t.shape(-2), t.shape(-1), t.strides()[t.dim() - 2], t.strides().back());
 }
 
 // If every batch of `a` is shared-nothing and laid out so that batch and row axes merge into one

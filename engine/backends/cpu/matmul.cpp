@@ -20,19 +20,6 @@ namespace {
 // Below this many multiply-adds per product, a batch is spread over threads, one product each.
 constexpr int64_t kSmallGemm = 32 * 32 * 32;
 
-// How BLAS (row-major) sees a rows x cols matrix with element strides (sr, sc): as stored
-// (trans = false, ld = row stride) or as the transpose of a stored row-major matrix.
-struct BlasView {
-  bool ok = false, trans = false;
-  int64_t ld = 0;
-};
-BlasView blas_view(int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
-  if ((sc == 1 || cols <= 1) && (rows <= 1 || sr >= std::max<int64_t>(1, cols)))
-    return {true, false, rows <= 1 ? std::max<int64_t>(1, cols) : sr};
-  if ((sr == 1 || rows <= 1) && (cols <= 1 || sc >= std::max<int64_t>(1, rows)))
-    return {true, true, cols <= 1 ? std::max<int64_t>(1, rows) : sc};
-  return {};
-}
 
 template <class T>
 void gemm(bool ta, bool tb, int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c, int ldc) {
@@ -151,10 +138,7 @@ void blas_matmul(Tensor a, Tensor b, Tensor& c) {
   const int64_t nb = numel_of(batch);
   T* pc = c.data<T>();
 
-  auto view = [](const Tensor& t) {
-    return blas_view(t.shape(-2), t.shape(-1), t.strides()[t.dim() - 2], t.strides().back());
-  };
-  BlasView va = view(a), vb = view(b);
+  BlasView va = blas_view(a), vb = blas_view(b);
   SPIRE_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, ValueError,
               "matmul: dimensions beyond the 32-bit range of BLAS: ", shape_str(a.shape()), " @ ",
               shape_str(b.shape()));
@@ -200,13 +184,13 @@ void blas_matmul(Tensor a, Tensor b, Tensor& c) {
     Tensor t = empty(a.shape(), a.dtype());
     copy_into(a, t);
     a = t;
-    va = view(a);
+    va = blas_view(a);
   }
   if (!vb.ok) {
     Tensor t = empty(b.shape(), b.dtype());
     copy_into(b, t);
     b = t;
-    vb = view(b);
+    vb = blas_view(b);
   }
   SPIRE_CHECK(va.ld <= INT_MAX && vb.ld <= INT_MAX, ValueError, "matmul: strides beyond the 32-bit range of BLAS");
   const T* pa = a.data<T>();

@@ -21,24 +21,10 @@ namespace {
 
 using cpu::all_broadcast;
 using cpu::batch_offsets;
+using cpu::blas_view;
+using cpu::BlasView;
 using cpu::merged_row_stride;
 
-// How a row-major BLAS sees a rows x cols matrix with element strides (sr, sc): as stored
-// (trans = false, ld = row stride) or as the transpose of a stored row-major matrix.
-struct BlasView {
-  bool ok = false, trans = false;
-  int64_t ld = 0;
-};
-BlasView blas_view(int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
-  if ((sc == 1 || cols <= 1) && (rows <= 1 || sr >= std::max<int64_t>(1, cols)))
-    return {true, false, rows <= 1 ? std::max<int64_t>(1, cols) : sr};
-  if ((sr == 1 || rows <= 1) && (cols <= 1 || sc >= std::max<int64_t>(1, rows)))
-    return {true, true, cols <= 1 ? std::max<int64_t>(1, rows) : sc};
-  return {};
-}
-BlasView view_of(const Tensor& t) {
-  return blas_view(t.shape(-2), t.shape(-1), t.strides()[t.dim() - 2], t.strides().back());
-}
 
 
 // Strides of t's batch axes aligned to `batch` (0 along broadcast axes).
@@ -71,7 +57,7 @@ void blas_matmul(Tensor a, Tensor b, Tensor& c) {
   const int64_t m = c.shape(-2), n = c.shape(-1), k = a.shape(-1);
   const Shape batch(c.shape().begin(), c.shape().end() - 2);
   const int64_t nb = numel_of(batch);
-  BlasView va = view_of(a), vb = view_of(b);
+  BlasView va = blas_view(a), vb = blas_view(b);
 
   GemmArgs g;
   g.dtype = c.dtype();
@@ -92,11 +78,11 @@ void blas_matmul(Tensor a, Tensor b, Tensor& c) {
   // Layouts cuBLAS cannot read (broadcast rows, gathered slices) are made contiguous once.
   if (!va.ok) {
     a = dense(a, "matmul");
-    va = view_of(a);
+    va = blas_view(a);
   }
   if (!vb.ok) {
     b = dense(b, "matmul");
-    vb = view_of(b);
+    vb = blas_view(b);
   }
   g.a = a.raw_data(), g.ta = va.trans, g.lda = va.ld;
   g.b = b.raw_data(), g.tb = vb.trans, g.ldb = vb.ld;

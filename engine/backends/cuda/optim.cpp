@@ -11,6 +11,7 @@
 #include "engine/backends/cuda/loop.h"
 #include "engine/core/op.h"
 #include "engine/core/transfer.h"
+#include "engine/ops/optim_update.h"
 #include "engine/ops/shape.h"
 
 namespace spire::cuda {
@@ -29,16 +30,10 @@ void check_floating(const Tensor& t, const char* op) {
 }
 
 void adam_update_kernel(const std::vector<Tensor>& in_, std::vector<Tensor>& out, const Attrs& a) {
-  const double lr = a.get<double>("lr"), beta1 = a.get<double>("beta1"), beta2 = a.get<double>("beta2"),
-               eps = a.get<double>("eps"), wd = a.get<double>("weight_decay");
-  const bool decoupled = a.get<bool>("decoupled"), amsgrad = a.get<bool>("amsgrad");
-  const double step = double(a.get<int64_t>("step"));
-  // As torch.optim.adam computes them, in Python floats (double).
-  const double bias_correction1 = 1 - std::pow(beta1, step);
-  const double bias_correction2 = 1 - std::pow(beta2, step);
-  const double step_size = lr / bias_correction1;
-  const double bias_correction2_sqrt = std::pow(bias_correction2, 0.5);
-  const double w = 1 - beta1;
+  const AdamStep s = adam_step(a);
+  const double lr = s.h.lr, beta2 = s.h.beta2, eps = s.h.eps, wd = s.h.weight_decay;
+  const bool decoupled = s.h.decoupled, amsgrad = s.h.amsgrad;
+  const double step_size = s.step_size, bias_correction2_sqrt = s.bias_correction2_sqrt, w = s.one_minus_beta1;
   check_floating(out[0], "adam_update");
   DeviceGuard guard(out[0].device());
   std::vector<Tensor> in = contiguous_all(in_);

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+// This program runs no kernel and does not link libspire_cuda, which defines the real one.
 namespace spire::cuda {
 cudaStream_t current_stream() { return nullptr; }
 }

@@ -25,6 +25,13 @@ int64_t numel_of(const Shape& s) {
   return n;
 }
 
+Shape broadcast_strides(const Tensor& t, const Shape& shape, int64_t core) {
+  int64_t nd = int64_t(shape.size()), tb = t.dim() - core, lead = nd - tb;
+  Shape st(size_t(nd), 0);
+  for (int64_t i = 0; i < tb; ++i) st[size_t(lead + i)] = t.shape()[i] == 1 ? 0 : t.strides()[i];
+  return st;
+}
+
 Shape contiguous_strides(const Shape& s) {
   Shape st(s.size());
   int64_t acc = 1;

@@ -151,6 +151,10 @@ Tensor from_blob(void* data, const Shape& shape, const Shape& strides, DType dty
                  std::shared_ptr<void> owner);
 // A view with new metadata over the same storage (no autodiff record).
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, int64_t offset);
+// Element strides of t's leading axes (all but its last `core`) broadcast to `shape`: t's axes
+// right-aligned with shape's, stride 0 along the axes t lacks or has of size 1. Kernels of every
+// backend address broadcast operands with these.
+Shape broadcast_strides(const Tensor& t, const Shape& shape, int64_t core = 0);
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, int64_t offset,
                  DType dtype);
 

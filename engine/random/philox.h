@@ -12,11 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__CUDACC__)
-#define SPIRE_HD __host__ __device__
-#else
-#define SPIRE_HD
-#endif
+#include "engine/core/host_device.h"
 
 namespace spire::philox {
 

@@ -14,9 +14,8 @@ namespace spire::cpu {
 // Element offset of each batch of `t` (all but its last `core` axes) for every batch index of the
 // broadcast batch shape `batch`, row-major; 0 stride along broadcast axes.
 inline std::vector<int64_t> batch_offsets(const Tensor& t, const Shape& batch, int64_t core = 2) {
-  int64_t nb = numel_of(batch), nd = int64_t(batch.size()), tb = t.dim() - core, lead = nd - tb;
-  Shape st(nd, 0);
-  for (int64_t i = 0; i < tb; ++i) st[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
+  int64_t nb = numel_of(batch), nd = int64_t(batch.size());
+  Shape st = broadcast_strides(t, batch, core);
   std::vector<int64_t> off(nb);
   for (int64_t r = 0; r < nb; ++r) {
     int64_t rem = r, o = 0;

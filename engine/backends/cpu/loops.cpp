@@ -6,13 +6,7 @@ namespace spire::cpu {
 
 Tensor broadcast_view(const Tensor& t, const Shape& shape) {
   if (t.shape() == shape) return t;
-  int64_t nd = int64_t(shape.size()), td = t.dim();
-  Shape strides(nd, 0);
-  for (int64_t i = 0; i < td; ++i) {
-    int64_t d = nd - td + i;
-    strides[d] = t.shape()[i] == 1 && shape[d] != 1 ? 0 : t.strides()[i];
-  }
-  return make_view(t, shape, strides, t.offset());
+  return make_view(t, shape, broadcast_strides(t, shape), t.offset());
 }
 
 namespace {

@@ -20,7 +20,6 @@ namespace {
 // Below this many multiply-adds per product, a batch is spread over threads, one product each.
 constexpr int64_t kSmallGemm = 32 * 32 * 32;
 
-
 template <class T>
 void gemm(bool ta, bool tb, int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c, int ldc) {
   auto A = ta ? CblasTrans : CblasNoTrans;
@@ -129,7 +128,6 @@ void small_product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k
   for (; j + 4 <= n; j += 4) small_panel<4>(a, sar, sac, b + j, sbr, c + j, m, n, k);
   for (; j < n; ++j) small_panel<1>(a, sar, sac, b + j, sbr, c + j, m, n, k);
 }
-
 
 template <class T>
 void blas_matmul(Tensor a, Tensor b, Tensor& c) {

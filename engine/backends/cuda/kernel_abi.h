@@ -1,18 +1,14 @@
 // What crosses from the backend's C++ side (which sees engine headers) to its nvcc side (which never
 // does): element types, strided operands, the current stream. Plain C++, no engine types, so the
-// device compiler only ever sees this header, CUDA's own and the launchers' declarations.
+// device compiler only ever sees this header, CUDA's own, the macro-only engine/core/host_device.h
+// and the launchers' declarations.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
 
-// Functions both sides run: the device in kernels, the host in tests that check them without a GPU.
-#if defined(__CUDACC__)
-#define SPIRE_HD __host__ __device__
-#else
-#define SPIRE_HD
-#endif
+#include "engine/core/host_device.h"
 
 namespace spire::cuda {
 

@@ -40,13 +40,11 @@ void* at(const Tensor& t, int64_t offset) { return static_cast<char*>(t.raw_data
 
 // t viewed as batch + t's last two axes, broadcast along the batch axes (stride 0).
 Tensor broadcast_batch(const Tensor& t, const Shape& batch) {
-  int64_t nd = int64_t(batch.size()), tb = t.dim() - 2, lead = nd - tb;
-  Shape shape = batch, st(nd + 2, 0);
+  Shape shape = batch, st = broadcast_strides(t, batch, 2);
   shape.push_back(t.shape(-2));
   shape.push_back(t.shape(-1));
-  for (int64_t i = 0; i < tb; ++i) st[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
-  st[nd] = t.strides()[t.dim() - 2];
-  st[nd + 1] = t.strides().back();
+  st.push_back(t.strides()[t.dim() - 2]);
+  st.push_back(t.strides().back());
   return make_view(t, shape, st, t.offset());
 }
 

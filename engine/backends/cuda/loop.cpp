@@ -13,21 +13,6 @@ static_assert(int(Elem::Bool) == int(DType::Bool) && int(Elem::Int32) == int(DTy
 
 Elem elem(DType t) { return Elem(int(t)); }
 
-namespace {
-
-// Strides of t viewed at `shape` (t's shape right-aligned; size-1 axes broadcast with stride 0).
-Shape broadcast_strides(const Tensor& t, const Shape& shape) {
-  int64_t nd = int64_t(shape.size()), td = t.dim();
-  Shape s(nd, 0);
-  for (int64_t i = 0; i < td; ++i) {
-    int64_t d = nd - td + i;
-    s[d] = t.shape()[i] == 1 && shape[d] != 1 ? 0 : t.strides()[i];
-  }
-  return s;
-}
-
-}  // namespace
-
 template <int N>
 Loop<N> make_loop(const Shape& shape, const std::vector<Tensor>& operands) {
   SPIRE_CHECK(int(operands.size()) == N, ValueError, "cuda loop: ", operands.size(), " operands for a ",

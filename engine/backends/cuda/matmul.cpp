@@ -25,20 +25,10 @@ using cpu::blas_view;
 using cpu::BlasView;
 using cpu::merged_row_stride;
 
-
-
-// Strides of t's batch axes aligned to `batch` (0 along broadcast axes).
-Shape batch_strides(const Tensor& t, const Shape& batch) {
-  int64_t nd = int64_t(batch.size()), tb = t.dim() - 2, lead = nd - tb;
-  Shape st(nd, 0);
-  for (int64_t i = 0; i < tb; ++i) st[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
-  return st;
-}
-
 // The step s >= 0 when t's matrix for flat batch index r starts r * s elements after its first
 // (every batch axis of size > 1 nests in the next, or all broadcast: s = 0); else nothing.
 std::optional<int64_t> batch_step(const Tensor& t, const Shape& batch) {
-  const Shape st = batch_strides(t, batch);
+  const Shape st = broadcast_strides(t, batch, 2);
   std::vector<std::pair<int64_t, int64_t>> dims;  // (size, stride), size > 1
   bool all_zero = true;
   for (size_t d = 0; d < batch.size(); ++d)
@@ -120,7 +110,7 @@ void int_matmul(const Tensor& a, const Tensor& b, Tensor& c) {
   p.a = a.raw_data(), p.sar = a.strides()[a.dim() - 2], p.sac = a.strides().back();
   p.b = b.raw_data(), p.sbr = b.strides()[b.dim() - 2], p.sbc = b.strides().back();
   p.c = c.raw_data();
-  Shape sa = batch_strides(a, batch), sb = batch_strides(b, batch);
+  Shape sa = broadcast_strides(a, batch, 2), sb = broadcast_strides(b, batch, 2);
   for (size_t d = 0; d < batch.size(); ++d) {
     if (batch[d] == 1) continue;
     SPIRE_CHECK(p.batch.ndim < kMaxDims, ValueError, "matmul: cuda integer product with more than ", kMaxDims,

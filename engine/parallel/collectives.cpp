@@ -1,13 +1,13 @@
-// The collective ops: definitions (inference, rules, samples), CPU kernels over the communicator,
-// and the public functions. Rules are written with these same ops, so derivatives of any order
-// issue collectives too, and never skip one (see collectives.h on SPMD).
+// The collective ops: definitions (inference, rules, samples), kernels over the communicator (one
+// body for every device: the communicator moves the bytes), and the public functions. Rules are
+// written with these same ops, so derivatives of any order issue collectives too, and never skip one
+// (see collectives.h on SPMD).
 #include "engine/parallel/collectives.h"
 
 #include <algorithm>
 #include <set>
 
 #include "engine/autodiff/vmap.h"
-#include "engine/backends/cpu/loops.h"
 #include "engine/core/op.h"
 #include "engine/ops/elementwise.h"
 #include "engine/ops/rules.h"
@@ -19,6 +19,8 @@ namespace {
 // --- attributes and validation ------------------------------------------------------------------
 
 std::shared_ptr<Communicator> comm_of(const Attrs& a) { return Communicator::find(a.get<int64_t>("comm")); }
+// The communicator of the op's ranks for buffers on `d` (NCCL for CUDA tensors; communicator.h).
+std::shared_ptr<Communicator> comm_of(const Attrs& a, Device d) { return comm_of(a)->on(d); }
 int64_t axis_attr(const Attrs& a, const char* key) { return a.get<int64_t>(key); }
 ReduceOp reduce_attr(const Attrs& a) { return reduce_op_from_name(a.get<std::string>("op")); }
 bool is_extreme(ReduceOp op) { return op == ReduceOp::Max || op == ReduceOp::Min; }
@@ -60,12 +62,31 @@ std::vector<int64_t> flatten_pairs(const std::vector<std::pair<int, int>>& pairs
 }
 
 // --- kernel helpers (raw buffers; nothing recorded) ---------------------------------------------
+// The kernels are the same on every device: the communicator moves the bytes, and the local
+// reordering goes through the device's own "copy" and "full" kernels.
+
+// src (any strides) into dst (contiguous, the same shape and device).
+void copy_into(const Tensor& src, Tensor& dst) {
+  static const OpDef& d = op_def("copy");
+  const KernelFn& k = d.kernels[int(dst.device().kind)];
+  SPIRE_CHECK(k, DeviceError, "collectives: no copy kernel on ", dst.device().str());
+  std::vector<Tensor> out{dst};
+  k({src}, out, {});
+}
+
+void fill_zeros(Tensor& dst) {
+  static const OpDef& d = op_def("full");
+  const KernelFn& k = d.kernels[int(dst.device().kind)];
+  SPIRE_CHECK(k, DeviceError, "collectives: no fill kernel on ", dst.device().str());
+  std::vector<Tensor> out{dst};
+  k({}, out, Attrs{{"value", Scalar(0)}});
+}
 
 // x itself when contiguous, else a contiguous copy.
 Tensor dense(const Tensor& x) {
   if (x.is_contiguous()) return x;
   Tensor t = empty(x.shape(), x.dtype(), x.device());
-  cpu::copy_into(x, t);
+  copy_into(x, t);
   return t;
 }
 
@@ -89,17 +110,17 @@ Split3 split3(const Shape& s, int64_t axis) {
 void swap_blocks(const Tensor& src, Tensor& dst, int64_t a, int64_t b, int64_t q) {
   Tensor from = make_view(src, {b, a, q}, {q, b * q, 1}, src.offset());
   Tensor to = as_shape(dst, {b, a, q});
-  cpu::copy_into(from, to);
+  copy_into(from, to);
 }
 
 void all_reduce_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs& a) {
-  cpu::copy_into(in[0], out[0]);
-  comm_of(a)->all_reduce(out[0], reduce_attr(a));
+  copy_into(in[0], out[0]);
+  comm_of(a, out[0].device())->all_reduce(out[0], reduce_attr(a));
 }
 
 // Gathers into [size, pre, len*post] and moves the rank index next to the gathered axis.
 void all_gather_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs& a) {
-  auto comm = comm_of(a);
+  auto comm = comm_of(a, out[0].device());
   int64_t n = comm->size();
   Split3 s = split3(in[0].shape(), axis_attr(a, "axis"));
   int64_t q = s.len * s.post;
@@ -115,7 +136,7 @@ void all_gather_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, 
 }
 
 void reduce_scatter_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs& a) {
-  auto comm = comm_of(a);
+  auto comm = comm_of(a, out[0].device());
   int64_t n = comm->size();
   Split3 s = split3(in[0].shape(), axis_attr(a, "axis"));
   int64_t q = s.len / n * s.post;
@@ -132,7 +153,7 @@ void reduce_scatter_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& o
 // Chunks along split_axis to the front ([n, pre, q]), exchanged, then the sender index moved next
 // to concat_axis.
 void all_to_all_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs& a) {
-  auto comm = comm_of(a);
+  auto comm = comm_of(a, out[0].device());
   int64_t n = comm->size();
   int64_t sa = axis_attr(a, "split_axis"), ca = axis_attr(a, "concat_axis");
   Split3 s = split3(in[0].shape(), sa);
@@ -158,15 +179,15 @@ void all_to_all_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, 
 }
 
 void broadcast_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs& a) {
-  cpu::copy_into(in[0], out[0]);
-  comm_of(a)->broadcast(out[0], int(a.get<int64_t>("root")));
+  copy_into(in[0], out[0]);
+  comm_of(a, out[0].device())->broadcast(out[0], int(a.get<int64_t>("root")));
 }
 
 // Blocking sends and receives ordered so that no cycle waits on itself: along a chain the head
 // sends first and every other rank receives, then sends; around a cycle its lowest rank sends
 // first. Every rank knows all pairs, so each works out its own place.
 void permute_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, const Attrs& a) {
-  auto comm = comm_of(a);
+  auto comm = comm_of(a, out[0].device());
   int me = comm->rank();
   auto pairs = pairs_attr(a, comm->size());
   auto source_of = [&](int r) {
@@ -179,10 +200,10 @@ void permute_kernel(const std::vector<Tensor>& in, std::vector<Tensor>& out, con
     if (s == me) dst = d;
   int src = source_of(me);
   if (src == me) {  // a fixed point
-    cpu::copy_into(in[0], out[0]);
+    copy_into(in[0], out[0]);
     return;
   }
-  if (src < 0) cpu::fill_value(out[0], 0);
+  if (src < 0) fill_zeros(out[0]);
   bool send_first = src < 0;
   if (!send_first) {  // walk back from me: a chain's head, or me again around a cycle
     int lowest = me, r = src;
@@ -289,6 +310,7 @@ SPIRE_DEFINE_OP({
     },
 });
 SPIRE_REGISTER_KERNEL("all_reduce", DeviceKind::CPU, all_reduce_kernel);
+SPIRE_REGISTER_KERNEL("all_reduce", DeviceKind::CUDA, all_reduce_kernel);
 
 SPIRE_DEFINE_OP({
     .name = "all_gather",
@@ -312,6 +334,7 @@ SPIRE_DEFINE_OP({
     },
 });
 SPIRE_REGISTER_KERNEL("all_gather", DeviceKind::CPU, all_gather_kernel);
+SPIRE_REGISTER_KERNEL("all_gather", DeviceKind::CUDA, all_gather_kernel);
 
 SPIRE_DEFINE_OP({
     .name = "reduce_scatter",
@@ -355,6 +378,7 @@ SPIRE_DEFINE_OP({
     },
 });
 SPIRE_REGISTER_KERNEL("reduce_scatter", DeviceKind::CPU, reduce_scatter_kernel);
+SPIRE_REGISTER_KERNEL("reduce_scatter", DeviceKind::CUDA, reduce_scatter_kernel);
 
 SPIRE_DEFINE_OP({
     .name = "all_to_all",
@@ -388,6 +412,7 @@ SPIRE_DEFINE_OP({
     },
 });
 SPIRE_REGISTER_KERNEL("all_to_all", DeviceKind::CPU, all_to_all_kernel);
+SPIRE_REGISTER_KERNEL("all_to_all", DeviceKind::CUDA, all_to_all_kernel);
 
 SPIRE_DEFINE_OP({
     .name = "broadcast",
@@ -410,6 +435,7 @@ SPIRE_DEFINE_OP({
     },
 });
 SPIRE_REGISTER_KERNEL("broadcast", DeviceKind::CPU, broadcast_kernel);
+SPIRE_REGISTER_KERNEL("broadcast", DeviceKind::CUDA, broadcast_kernel);
 
 SPIRE_DEFINE_OP({
     .name = "collective_permute",
@@ -446,17 +472,23 @@ SPIRE_DEFINE_OP({
     },
 });
 SPIRE_REGISTER_KERNEL("collective_permute", DeviceKind::CPU, permute_kernel);
+SPIRE_REGISTER_KERNEL("collective_permute", DeviceKind::CUDA, permute_kernel);
 
 }  // namespace
 
 // --- public functions ---------------------------------------------------------------------------
 
 namespace {
-void check_device(const char* op, const Tensor& x, const Communicator& comm) {
+// The communicator of comm's ranks for x's device: comm itself, or the one made over it (NCCL for
+// CUDA tensors); made here, before anything is recorded, so a device without a backend is refused
+// with the op's name.
+std::shared_ptr<Communicator> check_device(const char* op, const Tensor& x, const Communicator& comm) {
   SPIRE_CHECK(x.defined(), ValueError, op, ": the tensor is undefined");
-  SPIRE_CHECK(x.device() == comm.device(), DeviceError, op, ": the tensor is on ", x.device().str(),
-              " but the ", comm.backend(), " communicator works on ", comm.device().str(),
-              "; move it with .to()");
+  try {
+    return Communicator::find(comm.id())->on(x.device());
+  } catch (const DeviceError& e) {
+    throw DeviceError(std::string(op) + ": " + e.what());
+  }
 }
 }  // namespace
 
@@ -508,12 +540,12 @@ Tensor permute(const Tensor& x, const std::vector<std::pair<int, int>>& pairs, c
 }
 
 void send(const Tensor& x, int dst, int tag, const Communicator& comm) {
-  check_device("send", x, comm);
+  SPIRE_CHECK(x.defined(), ValueError, "send: the tensor is undefined");
   SPIRE_CHECK(!x.is_batched(), ValueError, "send: not inside vmap (a mapped tensor is one entry of a batch; "
               "send the batch outside the mapped function)");
   SPIRE_CHECK(tag >= 0 && tag < kMaxTag, ValueError, "send: tag ", tag, " is out of range; allowed 0..", kMaxTag - 1);
   Tensor buffer = contiguous(x.detach());
-  Communicator::find(comm.id())->send(buffer, dst, tag);  // the live, mutable handle, as the ops use
+  check_device("send", x, comm)->send(buffer, dst, tag);
 }
 
 Tensor recv(const Shape& shape, DType dtype, int src, int tag, const Communicator& comm) {

@@ -48,6 +48,48 @@ void Communicator::enrol(const std::shared_ptr<Communicator>& c) {
   table()[c->id()] = c;
 }
 
+namespace {
+std::mutex g_factories_mutex;
+CommunicatorFactory g_factories[kNumDeviceKinds];
+std::pair<int, int> key_of(Device d) { return {int(d.kind), d.index}; }
+}  // namespace
+
+void register_communicator_backend(DeviceKind kind, CommunicatorFactory make) {
+  std::lock_guard<std::mutex> lock(g_factories_mutex);
+  g_factories[int(kind)] = std::move(make);
+}
+
+void Communicator::set_origin(const std::shared_ptr<Communicator>& origin, bool owning) {
+  origin_ = origin;
+  if (owning) origin_owned_ = origin;
+}
+
+void Communicator::adopt_twin(const std::shared_ptr<Communicator>& twin) {
+  std::lock_guard<std::mutex> lock(twins_mutex_);
+  twins_[key_of(twin->device())] = twin;
+}
+
+std::shared_ptr<Communicator> Communicator::on(Device d) {
+  if (d == device()) return shared_from_this();
+  if (auto origin = origin_.lock()) return origin->on(d);
+  std::lock_guard<std::mutex> lock(twins_mutex_);
+  auto it = twins_.find(key_of(d));
+  if (it != twins_.end()) return it->second;
+  CommunicatorFactory make;
+  {
+    std::lock_guard<std::mutex> g(g_factories_mutex);
+    make = g_factories[int(d.kind)];
+  }
+  SPIRE_CHECK(make, DeviceError, "no communicator backend for ", d.str(), " tensors: the ", backend(),
+              " communicator works on ", device().str(), ", and this build has no ",
+              d.kind == DeviceKind::CUDA ? "CUDA backend (NCCL)" : "backend for that device",
+              "; move the tensors with .to(\"", device().str(), "\")");
+  std::shared_ptr<Communicator> twin = make(*this, d);
+  twin->set_origin(shared_from_this(), false);
+  twins_[key_of(d)] = twin;
+  return twin;
+}
+
 std::shared_ptr<Communicator> Communicator::find(int64_t id) {
   std::lock_guard<std::mutex> lock(g_mutex);
   auto it = table().find(id);

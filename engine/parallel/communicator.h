@@ -18,7 +18,10 @@
 // unique for the process's life and find() maps them back while the communicator is alive.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "engine/core/tensor.h"
@@ -67,6 +70,14 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // Collective over this communicator. color < 0 returns nullptr for that rank (MPI_UNDEFINED).
   virtual std::shared_ptr<Communicator> split(int color, int key) = 0;
 
+  // The communicator of the same ranks, in the same order, for buffers on `device`: this one when
+  // device() matches; else the one the backend registered for that device kind makes, bootstrapped
+  // over this one (NCCL for CUDA: rank 0's unique id broadcast over MPI), kept for this
+  // communicator's life. Collective the first time for a device (every rank of this communicator
+  // asks, each for its own device); the collective ops call it with their tensors' device, so a
+  // program written for CPU tensors runs over NCCL when its tensors are on GPUs.
+  std::shared_ptr<Communicator> on(Device device);
+
   // The live communicator with this id; ValueError naming the id when it is gone or never existed.
   static std::shared_ptr<Communicator> find(int64_t id);
 
@@ -74,9 +85,24 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   Communicator();  // assigns the id
   // Backends call this once the object is owned by a shared_ptr, so find() can return it.
   static void enrol(const std::shared_ptr<Communicator>& c);
+  // A device communicator says which communicator it was made over (on() of its own device kind's
+  // siblings goes back there); `owning` keeps that one alive (a split's, which nobody else holds).
+  void set_origin(const std::shared_ptr<Communicator>& origin, bool owning);
+  std::shared_ptr<Communicator> origin() const { return origin_.lock(); }
+  // Makes `twin` what on(twin->device()) returns (a backend's split pairs its two halves).
+  void adopt_twin(const std::shared_ptr<Communicator>& twin);
 
  private:
   int64_t id_;
+  std::mutex twins_mutex_;
+  std::map<std::pair<int, int>, std::shared_ptr<Communicator>> twins_;  // by (kind, index)
+  std::weak_ptr<Communicator> origin_;
+  std::shared_ptr<Communicator> origin_owned_;
 };
+
+// Makes the communicator for buffers on `device` over the ranks of `over` (collective over them).
+using CommunicatorFactory = std::function<std::shared_ptr<Communicator>(Communicator& over, Device device)>;
+// A device backend (libspire_cuda: NCCL) registers its factory when it is loaded.
+void register_communicator_backend(DeviceKind kind, CommunicatorFactory make);
 
 }  // namespace spire::parallel

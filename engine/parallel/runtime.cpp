@@ -172,6 +172,14 @@ double collective_timeout() {
   return timeout_from(InitOptions{});
 }
 
+std::string timeout_message(const std::string& call, const std::string& communicator, double limit, double waited) {
+  char w[32];
+  std::snprintf(w, sizeof w, "%.1f", waited);
+  return detail::cat(call, " on ", communicator, " did not complete within the collective timeout of ", limit,
+                     " s (waited ", w, " s): a rank skipped it, called collectives in a different order, or died. "
+                     "The timeout is SPIRE_COLLECTIVE_TIMEOUT or init(timeout=...)");
+}
+
 void abort_job(const std::string& message, int code) {
   int r = 0, n = 1;
   const bool mpi = mpi_running();

@@ -32,6 +32,9 @@ int rank();
 int size();
 int local_rank();
 double collective_timeout();
+// What every backend says of a collective that did not complete within the timeout: `call` on
+// `communicator` (as "communicator 3 (mpi, rank 0 of 2)"), the limit and the seconds waited.
+std::string timeout_message(const std::string& call, const std::string& communicator, double limit, double waited);
 // Prints "spire rank r of n: <message>" to stderr and ends every rank of the job.
 [[noreturn]] void abort_job(const std::string& message, int code = 1);
 

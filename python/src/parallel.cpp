@@ -51,6 +51,16 @@ void bind_parallel(py::module_& m) {
             return c.split(color, key ? *key : c.rank());
           },
           py::arg("color"), py::arg("key") = py::none())
+      .def(
+          "on",
+          [](par::Communicator& c, const std::string& device) {
+            Device d = Device::parse(device);
+            py::gil_scoped_release r;
+            return c.on(d);
+          },
+          py::arg("device"),
+          "The communicator of the same ranks for tensors on `device` (NCCL for 'cuda:i'); collective "
+          "the first time. The collective functions call it for their tensors' device.")
       .def("barrier", &par::Communicator::barrier, release())
       .def(
           "all_reduce",

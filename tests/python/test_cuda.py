@@ -1,6 +1,6 @@
 """spire.cuda: what every machine answers (statistics, clean errors naming why there is no GPU, the
 matmul precision setting), and, where a GPU is present, results against NumPy, streams and events,
-pinned copies and the allocator's statistics."""
+pinned copies, the allocator's statistics and collectives over NCCL."""
 import numpy as np
 import pytest
 
@@ -39,6 +39,11 @@ def check_without_a_gpu_everything_says_why():
             call()
         assert reason in str(e.value)
     assert not spire.ones(3).is_pinned()
+    # CUDA tensors' collectives go to NCCL, which says there is no GPU (CPU tensors are unaffected).
+    world = spire.parallel.world()
+    with pytest.raises(spire.DeviceError, match="nccl: no cuda:0 on this machine"):
+        world.on("cuda:0")
+    assert world.on("cpu") is world or world.on("cpu").id == world.id
 
 
 def check_gpu_results_streams_and_memory():
@@ -62,3 +67,8 @@ def check_gpu_results_streams_and_memory():
     assert p.is_pinned()
     back = p.to("cuda", non_blocking=True).cpu()
     assert np.array_equal(np.asarray(back), a)
+    # Collectives on CUDA tensors run over NCCL (world size 1 here).
+    nccl = spire.parallel.world().on("cuda:0")
+    assert nccl.backend == "nccl" and nccl.device == "cuda:0" and nccl.size == spire.parallel.size()
+    total = spire.parallel.all_reduce(x, "sum")
+    assert total.device == "cuda:0" and np.array_equal(np.asarray(total.cpu()), a)

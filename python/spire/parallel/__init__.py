@@ -1,4 +1,4 @@
-"""Parallel runtime: ranks, communicators and device meshes over MPI (CPU tensors).
+"""Parallel runtime: ranks, communicators and device meshes over MPI (CPU tensors) and NCCL (CUDA tensors).
 
 The same script runs in a plain process (one rank, no launcher, MPI never started) and under
 ``mpirun -n N`` (or srun, or any MPI launcher)::

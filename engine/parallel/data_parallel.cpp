@@ -39,11 +39,11 @@ std::shared_ptr<Communicator> or_world(std::shared_ptr<Communicator> comm) {
   return comm ? std::move(comm) : world_ptr();
 }
 
-// rank 0's values of t everywhere, t keeping its identity (set_data).
+// rank 0's values of t everywhere, t keeping its identity (set_data); over NCCL for CUDA tensors.
 void broadcast_into(Communicator& comm, Tensor t) {  // a handle: set_data reaches the shared tensor
   NoGradGuard no_grad;
   Tensor c = copy(t.detach());
-  comm.broadcast(c, 0);
+  comm.on(t.device())->broadcast(c, 0);
   t.set_data(c);
 }
 
@@ -60,11 +60,23 @@ DataParallel::DataParallel(nn::ModulePtr module, std::shared_ptr<Communicator> c
   for (auto& [name, p] : module_->named_parameters()) broadcast_into(*comm_, p);
   for (auto& [name, b] : module_->named_buffers()) broadcast_into(*comm_, b);
 
-  // Buckets in reverse registration order (gradients of the last layers arrive first), one dtype
-  // and device each, closed when the next parameter would take them past the cap.
-  const double cap_bytes = options_.bucket_cap_mb * 1024.0 * 1024.0;
   for (auto& [name, p] : module_->named_parameters())
     if (p.requires_grad()) slots_.push_back(Slot{name, p});
+  plan_buckets();
+  reached_.assign(slots_.size(), false);
+  for (size_t k = 0; k < slots_.size(); ++k)
+    hook_ids_.push_back(autodiff::add_post_accumulate_grad_hook(slots_[k].param, [this, k](const Tensor&) {
+      on_grad_ready(k);
+    }));
+}
+
+// Buckets in reverse registration order (gradients of the last layers arrive first), one dtype
+// and device each, closed when the next parameter would take them past the cap. Planned again
+// when .to() has moved or converted parameters since (every rank converts alike, so every rank
+// plans the same buckets).
+void DataParallel::plan_buckets() {
+  buckets_.clear();
+  const double cap_bytes = options_.bucket_cap_mb * 1024.0 * 1024.0;
   double bucket_bytes = 0;
   for (size_t k = slots_.size(); k-- > 0;) {
     Slot& s = slots_[k];
@@ -84,11 +96,14 @@ DataParallel::DataParallel(nn::ModulePtr module, std::shared_ptr<Communicator> c
     b->slots.push_back(k);
     bucket_bytes += double(p.nbytes());
   }
-  reached_.assign(slots_.size(), false);
-  for (size_t k = 0; k < slots_.size(); ++k)
-    hook_ids_.push_back(autodiff::add_post_accumulate_grad_hook(slots_[k].param, [this, k](const Tensor&) {
-      on_grad_ready(k);
-    }));
+}
+
+bool DataParallel::buckets_stale() const {
+  for (const Slot& s : slots_) {
+    const Bucket& b = *buckets_[s.bucket];
+    if (s.param.dtype() != b.dtype || s.param.device() != b.device) return true;
+  }
+  return false;
 }
 
 DataParallel::~DataParallel() {
@@ -179,6 +194,7 @@ void DataParallel::sync_buffers() {
 // Backward: the round.
 
 void DataParallel::start_round() {
+  if (buckets_stale()) plan_buckets();  // nothing of this round is launched yet
   round_open_ = true;
   next_bucket_ = 0;
   for (auto& b : buckets_) b->pending = b->slots.size();
@@ -224,7 +240,8 @@ void DataParallel::launch(size_t index) {
       SPIRE_CHECK(g.dtype() == b.dtype && g.device() == b.device && g.shape() == p.shape(), ValueError,
                   "DataParallel: the gradient of '", slots_[k].name, "' has dtype ", spire::name(g.dtype()),
                   " and shape ", shape_str(g.shape()), "; its bucket was made for ", spire::name(b.dtype), " and ",
-                  shape_str(p.shape()), " (convert the model with .to() before wrapping it, not after)");
+                  shape_str(p.shape()), " on ", b.device.str(), " (a gradient must have its parameter's dtype, "
+                  "shape and device)");
       parts.push_back(reshape(g.detach(), {-1}));
     } else {
       parts.push_back(zeros({p.numel()}, b.dtype, b.device));
@@ -234,7 +251,7 @@ void DataParallel::launch(size_t index) {
   Tensor f = from_vector(flags, {int64_t(flags.size())});
   parts.push_back(spire::to(cast(f, b.dtype), b.device));
   b.buffer = concat(parts, 0);
-  b.work = comm_->all_reduce_async(b.buffer, ReduceOp::Mean);
+  b.work = comm_->on(b.device)->all_reduce_async(b.buffer, ReduceOp::Mean);
   ++reductions_started_;
 }
 

@@ -11,7 +11,8 @@
 //   }
 //
 // Overlap. Parameters are grouped into buckets of at most bucket_cap_mb megabytes, in reverse
-// registration order (backward reaches the last layers first), one dtype and device per bucket.
+// registration order (backward reaches the last layers first), one dtype and device per bucket
+// (planned again at the next backward when .to() has converted or moved the model since).
 // Each parameter carries a post-accumulate-grad hook (autodiff/hooks.h). When every parameter of a
 // bucket is ready, its gradients are flattened into one buffer and its all_reduce_async(Mean)
 // starts, while backward goes on with the earlier layers. When the last bucket has started, the
@@ -111,7 +112,8 @@ class DataParallel : public nn::Module {
   Communicator& communicator() const { return *comm_; }
   std::shared_ptr<Communicator> communicator_ptr() const { return comm_; }
   const DataParallelOptions& options() const { return options_; }
-  // The buckets as indices into module()->parameters() (those that require grad), launch order.
+  // The buckets as indices into module()->parameters() (those that require grad), launch order,
+  // as planned for the latest round.
   std::vector<std::vector<int64_t>> bucket_indices() const;
   // How many bucket all-reduces have been started (for tests and diagnostics).
   int64_t reductions_started() const { return reductions_started_; }
@@ -123,6 +125,8 @@ class DataParallel : public nn::Module {
   struct Slot;
 
  private:
+  void plan_buckets();
+  bool buckets_stale() const;  // a parameter's dtype or device changed (.to()) since the plan
   void on_grad_ready(size_t slot);
   void start_round();
   void launch_ready_buckets();

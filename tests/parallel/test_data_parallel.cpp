@@ -130,6 +130,35 @@ TEST(DataParallel, RepeatedRunsAndBucketSizesGiveTheSameBits) {
   EXPECT_EQ(a, c);
 }
 
+// .to() after wrapping (torch's DDP wants the model converted first): the buckets are planned again
+// for the new dtype at the next backward, and training equals one process converting alike.
+TEST(DataParallel, ConvertingAfterWrappingReplansTheBuckets) {
+  auto& w = world();
+  auto ref = std::make_shared<Mlp>(0);
+  ref->to(DType::Float32);
+  ref->to(DType::Float64);  // the same rounding of the initial values as below
+  optim::SGD ref_opt(ref->parameters(), {.lr = 0.1});
+  auto net = std::make_shared<Mlp>(uint64_t(w.rank()));
+  net->to(DType::Float32);
+  auto dp = std::make_shared<DataParallel>(net, nullptr, DataParallelOptions{.bucket_cap_mb = 0.0003});
+  EXPECT_EQ(dp->bucket_indices().size(), 2u);  // float32: 204 and 240 bytes under a 315-byte cap
+  dp->to(DType::Float64);
+  optim::SGD opt(dp->parameters(), {.lr = 0.1});
+  for (int s = 0; s < 3; ++s) {
+    auto [x, y] = global_batch(s);
+    ref_opt.zero_grad();
+    nn::functional::mse_loss((*ref)(x), y).backward();
+    ref_opt.step();
+    opt.zero_grad();
+    nn::functional::mse_loss((*dp)(shard(x, w.rank(), w.size())), shard(y, w.rank(), w.size())).backward();
+    opt.step();
+  }
+  EXPECT_EQ(dp->bucket_indices().size(), 3u);  // float64: 312, 96 and 480 bytes
+  for (auto& p : net->parameters()) EXPECT_EQ(p.dtype(), DType::Float64);
+  EXPECT_LT(rel_diff(flat_params(*net), flat_params(*ref)), 1e-12) << "size " << w.size();
+  EXPECT_TRUE(same_on_all_ranks(flat_params(*net)));
+}
+
 TEST(DataParallel, BucketsFollowReverseRegistrationOrder) {
   auto net = std::make_shared<Mlp>(0);
   DataParallel dp(net, nullptr, {.bucket_cap_mb = 0.0003});

@@ -72,35 +72,49 @@ bool use_mpi_allreduce() {
   return on;
 }
 
-// The deadline of one blocking call.
-class Deadline {
+[[noreturn]] void timed_out(const MpiCommunicator& c, const char* call, double limit, double waited) {
+  abort_job(timeout_message(call, detail::cat("communicator ", c.id(), " (mpi, rank ", c.rank(), " of ", c.size(), ")"),
+                            limit, waited));
+}
+
+// The waiting of one blocking call, between unsuccessful polls: spinning keeps latency low;
+// yielding after a while lets oversubscribed ranks (more ranks than cores) make progress; past
+// collective_timeout() the job ends. The clock starts at the first check, kSpinsPerCheck polls in,
+// and is read every kSpinsPerCheck polls while spinning (every poll once yielding, which can take
+// milliseconds): a call that completes within microseconds (most) never reads the clock nor
+// collective_timeout() (which takes the runtime's mutex), costs that a 256-byte all_reduce (0.5 us)
+// feels. A timeout is seconds; the microseconds before the first check do not matter.
+class Poller {
  public:
-  Deadline() : start_(std::chrono::steady_clock::now()), limit_(collective_timeout()) {}
-  double waited() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  Poller(const MpiCommunicator& c, const char* call) : comm_(c), call_(call) {}
+
+  void idle() {
+    ++spins_;
+    const bool yielding = spins_ > kSpinsBeforeYield;
+    if (yielding || spins_ % kSpinsPerCheck == 0) check();
+    if (yielding) std::this_thread::yield();
   }
-  bool passed() const { return limit_ > 0 && waited() > limit_; }
-  double limit() const { return limit_; }
 
  private:
+  static constexpr uint64_t kSpinsPerCheck = 1024, kSpinsBeforeYield = 20000;
+
+  void check() {
+    const auto now = std::chrono::steady_clock::now();
+    if (spins_ == kSpinsPerCheck) {
+      start_ = now;
+      limit_ = collective_timeout();
+      return;
+    }
+    const double waited = std::chrono::duration<double>(now - start_).count();
+    if (limit_ > 0 && waited > limit_) timed_out(comm_, call_, limit_, waited);
+  }
+
+  const MpiCommunicator& comm_;
+  const char* call_;
+  uint64_t spins_ = 0;
   std::chrono::steady_clock::time_point start_;
-  double limit_;
+  double limit_ = 0;
 };
-
-[[noreturn]] void timed_out(const MpiCommunicator& c, const char* call, const Deadline& d) {
-  char waited[32];
-  std::snprintf(waited, sizeof waited, "%.1f", d.waited());
-  abort_job(detail::cat(call, " on communicator ", c.id(), " (mpi, rank ", c.rank(), " of ", c.size(),
-                        ") did not complete within the collective timeout of ", d.limit(), " s (waited ",
-                        waited, " s): a rank skipped it, called collectives in a different order, or died. "
-                        "The timeout is SPIRE_COLLECTIVE_TIMEOUT or init(timeout=...)"));
-}
-
-// Spinning keeps latency low; yielding after a while lets oversubscribed ranks (more ranks than
-// cores) make progress.
-void backoff(int& spins) {
-  if (++spins > 20000) std::this_thread::yield();
-}
 
 // Scratch buffers for the reductions, reused across calls instead of a fresh allocation (and its
 // page faults) per call.
@@ -134,27 +148,145 @@ void give_back(std::vector<char>&& v) {
   v = std::vector<char>();
 }
 
-// Tags of all_reduce's point-to-point phases on a communicator's internal context.
-constexpr int kTagScatter = 1, kTagGather = 2;
+// all_reduce's point-to-point messages on a communicator's internal context carry the tags of
+// their call (MpiCommunicator::all_reduce_tags): the scatter (or whole exchange) `tag`, the gather
+// `tag + 1`. Several all_reduces in flight (DataParallel's buckets) post their later windows and
+// gathers whenever each is polled, which ranks may do in different orders; tags of their own keep
+// every message with its call.
 
-// Below this many gathered bytes (buffer x ranks), every rank sends its whole buffer to every
+// Up to this many gathered bytes (buffer x ranks), every rank sends its whole buffer to every
 // other and all fold everything: latency matters more than volume there.
 constexpr size_t kGatherBytes = 64 * 1024;
 // Larger buffers go through in windows of this many bytes, one after another, so the pieces being
 // folded stay in cache (one pass over a 64 MiB buffer at a time measured 0.6x MPI_Allreduce).
 constexpr size_t kWindowBytes = 4 << 20;
 
+bool exchanges_whole(const Tensor& buffer, int n) { return buffer.nbytes() * size_t(n) <= kGatherBytes; }
+
+// The whole-buffer messages go in pieces of at most this many bytes. OpenMPI's shared-memory
+// transport (btl vader) sends a message eagerly, copied through a shared fragment, only when it
+// fits btl_vader_eager_limit (4096 bytes) with the headers (4040 bytes of payload measured); a
+// larger one goes rendezvous: the receiver answers before the data moves, one more round trip.
+// Measured on 2 ranks, exchange and fold: a 4096-byte buffer whole 4.1 us, in pieces 1.9 us
+// (MPI_Allreduce 3.3 us); 16 KiB whole 9-11 us, in pieces 6.5-7.5 us. 4000 leaves room for
+// slightly larger headers.
+constexpr size_t kPieceBytes = 4000;
+
+int64_t piece_elements(size_t itemsize) { return std::max<int64_t>(1, int64_t(kPieceBytes / itemsize)); }
+
+// How many requests post_whole posts for a buffer of `numel` elements.
+int whole_requests(int64_t numel, size_t itemsize, int n) {
+  const int64_t per = piece_elements(itemsize);
+  return int(2 * (n - 1) * ((numel + per - 1) / per));
+}
+
+// Posts, on c's internal communicator, the exchange of whole buffers: `data` (numel elements of
+// `t`) to every other rank, and rank i's buffer into slot i of `slots` (numel elements per slot;
+// my own slot stays unused), each message in pieces of at most kPieceBytes (MPI matches the pieces
+// in the order posted). Fills q[0, whole_requests()). The caller holds mpi_lock().
+void post_whole(const MpiCommunicator& c, const void* data, int64_t numel, DType t, char* slots, int tag,
+                MPI_Request* q) {
+  const int n = c.size(), r = c.rank();
+  const size_t item = itemsize(t);
+  const int64_t per = piece_elements(item);
+  const MPI_Datatype type = mpi_type(t);
+  for (int k = 1; k < n; ++k) {  // receive from r-1, r-2, ... while sending to r+1, r+2, ...
+    const int i = (r + n - k) % n;
+    char* slot = slots + size_t(i) * size_t(numel) * item;
+    for (int64_t lo = 0; lo < numel; lo += per)
+      mpi_check(MPI_Irecv(slot + size_t(lo) * item, int(std::min(per, numel - lo)), type, i, tag,
+                          c.internal_comm(), q++),
+                "all_reduce");
+  }
+  for (int k = 1; k < n; ++k)
+    for (int64_t lo = 0; lo < numel; lo += per)
+      mpi_check(MPI_Isend(static_cast<const char*>(data) + size_t(lo) * item, int(std::min(per, numel - lo)), type,
+                          (r + k) % n, tag, c.internal_comm(), q++),
+                "all_reduce");
+}
+
+// The fold ((x0 + x1) + x2) + ... of `cnt` elements of rank r's share, without copies: slot i of
+// `slots` holds rank i's piece (i != r), `mine` rank r's, in place. The ranks before r fold into
+// slot 0, my piece takes that partial result, and the later ranks follow. Each step is one
+// commutative binary op (IEEE a + b == b + a bit for bit); only the grouping, which this keeps,
+// changes bits. Mean divides at the end.
+void fold_rank_order(char* mine, char* slots, int64_t cnt, DType t, ReduceOp op, int r, int n) {
+  auto slot = [&](int i) { return slots + size_t(i) * size_t(cnt) * itemsize(t); };
+  if (r != 0) {
+    for (int i = 1; i < r; ++i) combine(slot(0), slot(i), cnt, t, op);
+    combine(mine, slot(0), cnt, t, op);
+  }
+  for (int i = r + 1; i < n; ++i) combine(mine, slot(i), cnt, t, op);
+  if (op == ReduceOp::Mean) divide(mine, cnt, t, n);
+}
+
+// The synchronous all_reduce of a buffer that exchanges_whole: AllReduceWork's exchange and fold
+// without its per-call costs (the Work's allocation, its vectors, the scratch pool's lock, the
+// deadline's clock and lock), about 0.15 us a call: 256 bytes measured 0.8x MPI_Allreduce with
+// them, 1.0x without. The slots (at most kGatherBytes) and requests are the calling thread's,
+// reused: a synchronous call ends before its thread makes the next, so they need no lock.
+void all_reduce_whole(MpiCommunicator& c, Tensor& buffer, ReduceOp op) {
+  struct Scratch {
+    std::vector<char> slots;
+    std::vector<MPI_Request> requests;
+  };
+  thread_local Scratch s;
+  const int64_t numel = buffer.numel();
+  const DType t = buffer.dtype();
+  const size_t slots_bytes = size_t(c.size()) * buffer.nbytes();
+  if (s.slots.size() < slots_bytes) s.slots.resize(slots_bytes);
+  s.requests.resize(size_t(whole_requests(numel, buffer.itemsize(), c.size())));
+  {
+    auto lock = mpi_lock();
+    post_whole(c, buffer.raw_data(), numel, t, s.slots.data(), c.all_reduce_tags(), s.requests.data());
+  }
+  c.await(s.requests.data(), int(s.requests.size()), "all_reduce");
+  fold_rank_order(static_cast<char*>(buffer.raw_data()), s.slots.data(), numel, t, op, c.rank(), c.size());
+}
+
 // all_reduce in flight. Per window of the buffer: scatter (chunk j of every rank to rank j), fold
-// in rank order, gather (every reduced chunk to every rank); or, for small buffers, one exchange
-// of whole buffers and a fold on every rank. All point-to-point on the internal communicator:
-// OpenMPI's pml progresses these (single-copy for large messages) faster than its generic
-// nonblocking-collective schedules (MPI_Ialltoallv + MPI_Iallgatherv measured 0.1-0.7x at 4 MiB).
-class AllReduceWork final : public Work {
-  enum Phase { kScatter, kGather, kMpi, kDone };
+// in rank order, gather (every reduced chunk to every rank); or, for a buffer that exchanges_whole,
+// one exchange of whole buffers and a fold on every rank. All point-to-point on the internal
+// communicator: OpenMPI's pml progresses these (single-copy for large messages) faster than its
+// generic nonblocking-collective schedules (MPI_Ialltoallv + MPI_Iallgatherv measured 0.1-0.7x at
+// 4 MiB).
+class AllReduceWork final : public Work, public Progressive {
+  enum Phase { kWhole, kScatter, kGather, kMpi, kDone };
 
  public:
   AllReduceWork(std::shared_ptr<MpiCommunicator> comm, const Tensor& buffer, ReduceOp op)
-      : comm_(std::move(comm)), buffer_(buffer), op_(op), n_(comm_->size()), r_(comm_->rank()) {
+      : comm_(std::move(comm)), buffer_(buffer), op_(op), n_(comm_->size()), r_(comm_->rank()),
+        tag_(comm_->all_reduce_tags()) {
+    start();
+    if (phase_ == kDone) complete_ = true;
+    else comm_->track(this);
+  }
+
+  ~AllReduceWork() override {
+    if (complete_) return;
+    try {
+      wait();
+    } catch (const std::exception& e) {
+      abort_job(std::string("all_reduce (dropped unwaited) failed: ") + e.what());
+    }
+  }
+
+  bool done() override {
+    comm_->progress();
+    return complete_;
+  }
+
+  void wait() override {
+    Poller p(*comm_, "all_reduce");
+    while (!done()) p.idle();
+  }
+
+  // Under the communicator's progress lock (MpiCommunicator::progress).
+  bool advance() override { return step(); }
+
+ private:
+  // Posts the first messages.
+  void start() {
     const int64_t numel = buffer_.numel();
     const DType t = buffer_.dtype();
     count_of(numel, "all_reduce");
@@ -172,53 +304,33 @@ class AllReduceWork final : public Work {
       return;
     }
     const size_t item = buffer_.itemsize();
-    whole_ = buffer_.nbytes() * size_t(n_) <= kGatherBytes;
-    window_ = whole_ ? numel : std::max<int64_t>(n_, int64_t(kWindowBytes / item));
-    const int64_t slot = whole_ ? window_ : (window_ + n_ - 1) / n_;
-    scratch_ = take_scratch(size_t(n_) * size_t(slot) * item);
+    if (exchanges_whole(buffer_, n_)) {
+      scratch_ = take_scratch(size_t(n_) * buffer_.nbytes());
+      requests_.resize(size_t(whole_requests(numel, item, n_)));
+      auto lock = mpi_lock();
+      post_whole(*comm_, buffer_.raw_data(), numel, t, scratch_.data(), tag_, requests_.data());
+      phase_ = kWhole;
+      return;
+    }
+    window_ = std::max<int64_t>(n_, int64_t(kWindowBytes / item));
+    scratch_ = take_scratch(size_t(n_) * size_t((window_ + n_ - 1) / n_) * item);
     counts_.resize(n_);
     displs_.resize(n_);
     start_window();
   }
 
-  ~AllReduceWork() override {
-    if (phase_ == kDone) return;
-    try {
-      wait();
-    } catch (const std::exception& e) {
-      abort_job(std::string("all_reduce (dropped unwaited) failed: ") + e.what());
-    }
-  }
-
-  bool done() override { return step(); }
-
-  void wait() override {
-    Deadline d;
-    int spins = 0;
-    while (!step()) {
-      if (d.passed()) timed_out(*comm_, "all_reduce", d);
-      backoff(spins);
-    }
-  }
-
- private:
   char* at(int64_t element) const { return static_cast<char*>(buffer_.raw_data()) + size_t(element) * buffer_.itemsize(); }
 
-  // Posts the first exchange of the window [lo_, lo_ + window_).
+  // Posts the scatter of the window [lo_, lo_ + window_).
   void start_window() {
     const int64_t wn = std::min(window_, buffer_.numel() - lo_);
     const MPI_Datatype type = mpi_type(buffer_.dtype());
     const size_t item = buffer_.itemsize();
-    if (whole_) {
-      counts_.assign(n_, int(wn));
-      displs_.assign(n_, 0);
-    } else {
-      const int64_t base = wn / n_, extra = wn % n_;
-      for (int j = 0, off = 0; j < n_; ++j) {
-        counts_[j] = int(base + (j < extra));
-        displs_[j] = off;
-        off += counts_[j];
-      }
+    const int64_t base = wn / n_, extra = wn % n_;
+    for (int j = 0, off = 0; j < n_; ++j) {
+      counts_[j] = int(base + (j < extra));
+      displs_[j] = off;
+      off += counts_[j];
     }
     const size_t cnt = size_t(counts_[r_]);
     auto lock = mpi_lock();
@@ -226,34 +338,15 @@ class AllReduceWork final : public Work {
     MPI_Request* q = requests_.data();
     for (int k = 1; k < n_; ++k) {  // receive from r-1, r-2, ... while sending to r+1, r+2, ...
       const int i = (r_ + n_ - k) % n_;
-      mpi_check(MPI_Irecv(scratch_.data() + i * cnt * item, int(cnt), type, i, kTagScatter, comm_->internal_comm(), q++),
+      mpi_check(MPI_Irecv(scratch_.data() + i * cnt * item, int(cnt), type, i, tag_, comm_->internal_comm(), q++),
                 "all_reduce");
     }
     for (int k = 1; k < n_; ++k) {
       const int j = (r_ + k) % n_;
-      mpi_check(MPI_Isend(at(lo_ + displs_[j]), counts_[j], type, j, kTagScatter, comm_->internal_comm(), q++),
+      mpi_check(MPI_Isend(at(lo_ + displs_[j]), counts_[j], type, j, tag_, comm_->internal_comm(), q++),
                 "all_reduce");
     }
     phase_ = kScatter;
-  }
-
-  // The fold ((x0 + x1) + x2) + ... of my chunk without copies: the ranks before me fold into
-  // slot 0, my piece (in place in the buffer) takes that partial result, and the later ranks
-  // follow. Each step is one commutative binary op (IEEE a + b == b + a bit for bit); only the
-  // grouping, which this keeps, changes bits.
-  void fold() {
-    const DType t = buffer_.dtype();
-    const size_t item = buffer_.itemsize();
-    const int64_t cnt = counts_[r_];
-    char* mine = at(lo_ + displs_[r_]);
-    char* slots = scratch_.data();
-    auto slot = [&](int i) { return slots + size_t(i) * size_t(cnt) * item; };
-    if (r_ != 0) {
-      for (int i = 1; i < r_; ++i) combine(slot(0), slot(i), cnt, t, op_);
-      combine(mine, slot(0), cnt, t, op_);
-    }
-    for (int i = r_ + 1; i < n_; ++i) combine(mine, slot(i), cnt, t, op_);
-    if (op_ == ReduceOp::Mean) divide(mine, cnt, t, n_);
   }
 
   void post_gather() {
@@ -262,25 +355,28 @@ class AllReduceWork final : public Work {
     MPI_Request* q = requests_.data();
     for (int k = 1; k < n_; ++k) {
       const int i = (r_ + n_ - k) % n_;
-      mpi_check(MPI_Irecv(at(lo_ + displs_[i]), counts_[i], type, i, kTagGather, comm_->internal_comm(), q++),
+      mpi_check(MPI_Irecv(at(lo_ + displs_[i]), counts_[i], type, i, tag_ + 1, comm_->internal_comm(), q++),
                 "all_reduce");
     }
     for (int k = 1; k < n_; ++k)
-      mpi_check(MPI_Isend(at(lo_ + displs_[r_]), counts_[r_], type, (r_ + k) % n_, kTagGather,
+      mpi_check(MPI_Isend(at(lo_ + displs_[r_]), counts_[r_], type, (r_ + k) % n_, tag_ + 1,
                           comm_->internal_comm(), q++),
                 "all_reduce");
     phase_ = kGather;
   }
 
-  bool next_window() {
-    lo_ += window_;
-    if (lo_ < buffer_.numel()) {
-      start_window();
-      return false;
-    }
+  bool finish() {
     give_back(std::move(scratch_));
     phase_ = kDone;
+    complete_ = true;
     return true;
+  }
+
+  bool next_window() {
+    lo_ += window_;
+    if (lo_ >= buffer_.numel()) return finish();
+    start_window();
+    return false;
   }
 
   // Advances as far as completed messages allow; true when the reduction is complete.
@@ -296,10 +392,13 @@ class AllReduceWork final : public Work {
       case kMpi:
         if (op_ == ReduceOp::Mean) divide(buffer_.raw_data(), buffer_.numel(), buffer_.dtype(), n_);
         phase_ = kDone;
+        complete_ = true;
         return true;
+      case kWhole:
+        fold_rank_order(at(0), scratch_.data(), buffer_.numel(), buffer_.dtype(), op_, r_, n_);
+        return finish();
       case kScatter:
-        fold();
-        if (whole_) return next_window();
+        fold_rank_order(at(lo_ + displs_[r_]), scratch_.data(), counts_[r_], buffer_.dtype(), op_, r_, n_);
         post_gather();
         return false;
       case kGather: return next_window();
@@ -312,15 +411,44 @@ class AllReduceWork final : public Work {
   Tensor buffer_;                          // likewise the buffer MPI reads and writes
   ReduceOp op_;
   int n_, r_;
+  int tag_;  // this call's scatter tag; tag_ + 1 its gather's
   Phase phase_ = kDone;
-  bool whole_ = false;
+  std::atomic<bool> complete_{false};  // read by done() outside the progress lock
   int64_t window_ = 0, lo_ = 0;
   std::vector<char> scratch_;
   std::vector<MPI_Request> requests_;
   std::vector<int> counts_, displs_;
 };
 
+// The checks of all_reduce and all_reduce_async.
+void check_all_reduce(MpiCommunicator& c, const Tensor& buffer, ReduceOp op) {
+  check_buffer(buffer, kCPU, "all_reduce", "buffer");
+  check_reduce_dtype(buffer.dtype(), op, "all_reduce");
+  c.check_same_call("all_reduce", &buffer, int64_t(op));
+}
+
 }  // namespace
+
+void MpiCommunicator::track(Progressive* call) {
+  std::lock_guard<std::mutex> lock(progress_mutex_);
+  in_flight_.push_back(call);
+  ++in_flight_count_;
+}
+
+void MpiCommunicator::progress() {
+  if (in_flight_count_.load(std::memory_order_acquire) == 0) return;  // the common case: no lock
+  std::lock_guard<std::mutex> lock(progress_mutex_);
+  for (size_t i = 0; i < in_flight_.size();) {
+    if (in_flight_[i]->advance()) {
+      in_flight_.erase(in_flight_.begin() + std::ptrdiff_t(i));
+      --in_flight_count_;
+    } else {
+      ++i;
+    }
+  }
+}
+
+int MpiCommunicator::all_reduce_tags() { return int(2 * (all_reduce_calls_++ % 16000)); }
 
 std::shared_ptr<MpiCommunicator> MpiCommunicator::adopt(MPI_Comm comm) {
   std::shared_ptr<MpiCommunicator> c(new MpiCommunicator(comm));
@@ -349,8 +477,7 @@ MpiCommunicator::~MpiCommunicator() {
 }
 
 void MpiCommunicator::await(MPI_Request* requests, int n, const char* call, MPI_Status* statuses) {
-  Deadline d;
-  int spins = 0;
+  Poller p(*this, call);
   for (;;) {
     int flag = 0;
     {
@@ -358,8 +485,8 @@ void MpiCommunicator::await(MPI_Request* requests, int n, const char* call, MPI_
       mpi_check(MPI_Testall(n, requests, &flag, statuses), call);
     }
     if (flag) return;
-    if (d.passed()) timed_out(*this, call, d);
-    backoff(spins);
+    progress();  // the ranks this call waits for may be waiting for one of ours in flight
+    p.idle();
   }
 }
 
@@ -378,12 +505,15 @@ void MpiCommunicator::check_same_call(const char* call, const Tensor* tensor, in
   check_fingerprints(call, all);
 }
 
-void MpiCommunicator::all_reduce(Tensor& buffer, ReduceOp op) { all_reduce_async(buffer, op)->wait(); }
+void MpiCommunicator::all_reduce(Tensor& buffer, ReduceOp op) {
+  check_all_reduce(*this, buffer, op);
+  if (size_ > 1 && buffer.numel() > 0 && !use_mpi_allreduce() && exchanges_whole(buffer, size_))
+    return all_reduce_whole(*this, buffer, op);
+  AllReduceWork(std::static_pointer_cast<MpiCommunicator>(shared_from_this()), buffer, op).wait();
+}
 
 std::unique_ptr<Work> MpiCommunicator::all_reduce_async(Tensor& buffer, ReduceOp op) {
-  check_buffer(buffer, kCPU, "all_reduce", "buffer");
-  check_reduce_dtype(buffer.dtype(), op, "all_reduce");
-  check_same_call("all_reduce", &buffer, int64_t(op));
+  check_all_reduce(*this, buffer, op);
   return std::make_unique<AllReduceWork>(std::static_pointer_cast<MpiCommunicator>(shared_from_this()), buffer, op);
 }
 

@@ -9,19 +9,25 @@
 // once, in rank order, on one rank, so every rank gets the same bits on every run. Every rank
 // sends and receives (size-1)/size of the buffer twice, the volume of the bandwidth-optimal ring
 // MPI uses for large buffers. Buffers over 4 MiB go through in 4 MiB windows (the folded pieces
-// stay in cache); buffers of at most 64 KiB x size() are exchanged whole and folded on every rank
-// (the same bits, one message latency). The exchanges are MPI_Isend/MPI_Irecv on an internal
-// duplicate of the communicator (user send/recv can never match them): measured faster on
-// OpenMPI 4.1 than MPI_Ialltoallv + MPI_Iallgatherv. reduce_scatter is MPI_Ialltoall and the same
-// fold. SPIRE_ALLREDUCE=mpi switches all_reduce to MPI_Iallreduce (reduction order up to MPI; the
-// results may differ in the last bits between runs and ranks).
+// stay in cache). Buffers of at most 64 KiB / size() are exchanged whole and folded on every rank
+// in rank order (the same bits, one message latency), in messages of at most 4000 bytes, which
+// OpenMPI's shared-memory transport sends eagerly (a larger message waits for the receiver's
+// answer); the synchronous all_reduce does this without the per-call allocations and locks of a
+// Work. The exchanges are MPI_Isend/MPI_Irecv on an internal duplicate of the communicator (user
+// send/recv can never match them): measured faster on OpenMPI 4.1 than MPI_Ialltoallv +
+// MPI_Iallgatherv. reduce_scatter is MPI_Ialltoall and the same fold. SPIRE_ALLREDUCE=mpi switches
+// all_reduce to MPI_Iallreduce (reduction order up to MPI; the results may differ in the last bits
+// between runs and ranks).
 //
-// Timeouts. Every blocking call runs as a nonblocking MPI call polled with MPI_Test until it
+// Timeouts. Every blocking call runs as a nonblocking MPI call polled with MPI_Testall until it
 // completes or collective_timeout() passes; then abort_job names the call, the communicator and
 // the seconds waited, and the whole job ends rather than hangs.
 #pragma once
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "engine/parallel/communicator.h"
@@ -31,6 +37,16 @@ namespace spire::parallel {
 // The thread support MPI granted (MPI_THREAD_*), or -1 when this process has not started MPI.
 // Below MPI_THREAD_MULTIPLE the backends serialise their MPI calls with one lock.
 int mpi_thread_level();
+
+// A call in flight whose later messages are posted as its earlier ones complete (an all_reduce's
+// windows and gathers). Every blocking call and every test on the communicator advances all of
+// them, in the order they started, as MPI's progress rule does for its own calls: so calls in
+// flight together complete whatever order each rank waits for them in.
+class Progressive {
+ public:
+  virtual ~Progressive() = default;
+  virtual bool advance() = 0;  // true once complete (then no longer tracked)
+};
 
 class MpiCommunicator final : public Communicator {
  public:
@@ -69,6 +85,15 @@ class MpiCommunicator final : public Communicator {
   // mismatch is a ValueError on every rank. Collective; a no-op when the check is off.
   void check_same_call(const char* call, const Tensor* tensor, int64_t detail = -1);
 
+  // The scatter tag t of the next all_reduce (its gather uses t + 1) on internal_comm(): calls are
+  // numbered in program order, the same on every rank, and the tags cycle through [0, 32000), so
+  // up to 16000 all_reduces may be in flight at once.
+  int all_reduce_tags();
+
+  // Tracks a started call until its advance() returns true; progress() advances every tracked call.
+  void track(Progressive* call);
+  void progress();
+
   // Polls `requests` until all complete; past the collective timeout, aborts the job naming `call`.
   void await(MPI_Request* requests, int n, const char* call, MPI_Status* statuses = MPI_STATUSES_IGNORE);
 
@@ -77,6 +102,10 @@ class MpiCommunicator final : public Communicator {
   MPI_Comm comm_;
   MPI_Comm internal_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  std::atomic<uint32_t> all_reduce_calls_{0};
+  std::mutex progress_mutex_;               // held while calls advance
+  std::vector<Progressive*> in_flight_;     // started order
+  std::atomic<int> in_flight_count_{0};     // lets progress() skip the lock when nothing is in flight
 };
 
 }  // namespace spire::parallel

@@ -100,6 +100,52 @@ TYPED_TEST(Collectives, AllReduceEveryOpMatchesRankOrderDefinition) {
   }
 }
 
+// Sizes around all_reduce's thresholds (mpi_communicator.cpp): a buffer of at most 64 KiB / size()
+// bytes is exchanged whole, in messages of at most 4000 bytes; a larger one is scattered and
+// gathered in chunks. Just below, at and above each, synchronous (its own path for whole buffers)
+// and async.
+TYPED_TEST(Collectives, AllReduceAroundPieceAndWholeThresholds) {
+  using T = TypeParam;
+  const int n = W().size(), me = W().rank();
+  const int64_t piece = 4000 / int64_t(sizeof(T)), whole = 64 * 1024 / (n * int64_t(sizeof(T)));
+  for (int64_t numel : {piece - 1, piece, piece + 1, 3 * piece, 3 * piece + 1, whole - 1, whole, whole + 1}) {
+    for (bool async : {false, true}) {
+      for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean}) {
+        const uint64_t seed = 40 + uint64_t(numel) + 2 * uint64_t(async) + uint64_t(op);
+        Tensor x = input<T>(me, {numel}, seed);
+        if (async)
+          W().all_reduce_async(x, op)->wait();
+        else
+          W().all_reduce(x, op);
+        std::vector<T> want(numel);
+        for (int64_t i = 0; i < numel; ++i) want[i] = combine_ranks<T>(n, i, seed, op);
+        expect_bits_equal(values<T>(x), want, async ? "async" : "sync");
+      }
+    }
+  }
+}
+
+// Several all_reduces in flight, polled in an order that differs between ranks (even ranks wait
+// for the first call first, odd ranks for the last): each call's messages carry its own tags, so
+// none is matched with another's, through multi-window buffers (> 4 MiB) and small ones alike.
+TYPED_TEST(Collectives, AllReduceAsyncCallsInFlightTogetherKeepTheirMessages) {
+  using T = TypeParam;
+  const int n = W().size(), me = W().rank();
+  const std::vector<int64_t> sizes = {int64_t(5 << 20) / int64_t(sizeof(T)), 7, 3000, int64_t(5 << 20) / int64_t(sizeof(T))};
+  std::vector<Tensor> xs;
+  std::vector<std::unique_ptr<parallel::Work>> works;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    xs.push_back(input<T>(me, {sizes[k]}, 70 + k));
+    works.push_back(W().all_reduce_async(xs.back(), ReduceOp::Sum));
+  }
+  for (size_t k = 0; k < works.size(); ++k) works[me % 2 ? works.size() - 1 - k : k]->wait();
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    std::vector<T> want(sizes[k]);
+    for (int64_t i = 0; i < sizes[k]; ++i) want[i] = combine_ranks<T>(n, i, 70 + k, ReduceOp::Sum);
+    expect_bits_equal(values<T>(xs[k]), want, ("call " + std::to_string(k)).c_str());
+  }
+}
+
 TYPED_TEST(Collectives, AllReduceAsyncCompletes) {
   using T = TypeParam;
   const int n = W().size(), me = W().rank();

@@ -8,7 +8,8 @@ namespace spire::parallel {
 void check_buffer(const Tensor& t, Device device, const char* call, const char* role) {
   SPIRE_CHECK(t.defined(), ValueError, call, ": the ", role, " is an undefined tensor");
   SPIRE_CHECK(t.device() == device, DeviceError, call, ": the ", role, " is on ", t.device().str(),
-              "; this communicator's buffers live on ", device.str());
+              "; this communicator's buffers live on ", device.str(), " (comm.on(\"", t.device().str(),
+              "\") is the communicator of the same ranks for tensors there)");
   SPIRE_CHECK(t.is_contiguous(), ValueError, call, ": the ", role, " (shape ", shape_str(t.shape()),
               ") is not contiguous; pass a contiguous tensor");
 }

@@ -1,0 +1,152 @@
+// What the Coulomb forces (Ewald, PME, reaction field) share: the cutoff and its checks, the
+// direct-space pair sums over the neighbour list, the excluded-pair and 1-4 corrections, and the
+// Ewald constants (self energy, the neutralising background of a charged cell).
+//
+// Energy of every Coulomb force, with k = units.coulomb (1/(4 pi eps0)):
+//   direct      sum over listed pairs closer than the cutoff of k q_i q_j phi(r)
+//               (Ewald, PME: erfc(alpha r)/r; reaction field: 1/r + k_rf r^2 - c_rf)
+//   exclusions  Topology::exclusions are never in the direct sum (the neighbour list leaves them
+//               out). Ewald and PME put every pair in their reciprocal sum, so they subtract
+//               k q_i q_j erf(alpha r)/r for each excluded pair; reaction field leaves excluded
+//               pairs out altogether, as OpenMM does.
+//   1-4 pairs   Topology::pairs14 must be excluded (Topology::exclude_bonded does that) and are
+//               added back as plain Coulomb, coulomb_scale k q_i q_j / r, with no cutoff: OpenMM's
+//               exceptions and GROMACS's pairs with fudgeQQ, for every method.
+// Distances are minimum-imaged in periodic boxes, which needs cutoff <= Box::max_cutoff() and
+// excluded and 1-4 pairs closer than that (molecules smaller than half the box).
+//
+// Determinism: the direct-space sums depend neither on the thread count nor on the list's skin or
+// build time, given rows whose partners keep their relative order. Rows are split into a fixed
+// number of lanes of consecutive rows, each with one writer and its own force buffer, summed in
+// lane order. Within a row only the pairs inside the cutoff enter the sums (packed in row order
+// before the kernel runs; pairs beyond it are never added, not even as zeros), and the row's own
+// force, energy and virial are reduced in registers in an order fixed by that packed sequence.
+//
+// Speed: the row kernels vectorize (AVX2) without -ffast-math: inline minimum image with exact
+// rounding, 1/sqrt by Newton steps to 2 ulp, erfc from a table (ErfTable), no data-dependent
+// branches.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "science/sponge/force.h"
+
+namespace spire::sponge {
+
+// OpenMM's splitting parameter for an ewaldErrorTolerance: alpha = sqrt(-ln(2 tol)) / rc, which
+// makes erfc(alpha rc) about 2 tol. ValueError unless cutoff > 0 and 0 < tolerance < 0.5.
+double ewald_alpha(double cutoff, double tolerance);
+
+// The reciprocal vectors a*, b*, c* of a periodic box (the rows of the inverse of the matrix whose
+// columns are a, b, c; no factor 2 pi): fractional coordinates are s_d = rec[d] . r.
+std::array<Vec3, 3> reciprocal_vectors(const Box& box);
+
+// A half pair list in the layout of NeighborList: row i is neighbors[offsets[i] .. offsets[i+1]),
+// partners j > i.
+struct PairList {
+  const int64_t* offsets = nullptr;  // rows + 1 entries
+  const int32_t* neighbors = nullptr;
+  int64_t rows = 0;
+};
+
+// Every non-excluded pair (i < j) closer than `range` (minimum image), by brute force: O(N^2). For a
+// Coulomb force evaluated without a neighbour list (add() with neighbors == nullptr) and for tests.
+class BrutePairList {
+ public:
+  void build(const System& system, const State& state, double range);
+  PairList view() const { return {offsets_.data(), neighbors_.data(), int64_t(offsets_.size()) - 1}; }
+
+ private:
+  std::vector<int64_t> offsets_;
+  std::vector<int32_t> neighbors_;
+};
+
+// erf(alpha r) / r and its derivative, exact (std::erf, with series where cancellation would cost
+// digits), for r >= 0; at r = 0 the limits 2 alpha / sqrt(pi) and 0.
+double erf_over_r(double alpha, double r);
+double erf_over_r_derivative(double alpha, double r);
+
+// g(r) = erf(alpha r)/r on [0, cutoff] as a cubic Hermite spline through exact values and slopes,
+// so erfc(alpha r)/r = 1/r - g(r) costs a table lookup instead of erfc and exp. Knots are spaced
+// so that alpha h <= 1e-3: relative error below 1e-13 in the energy and 1e-10 in the force, and the
+// force is the exact derivative of the tabulated energy (energy conservation is not spoiled).
+// Coefficients are stored as four arrays (one per power of t) so that vectorized lookups gather
+// with a single index.
+class ErfTable {
+ public:
+  ErfTable() = default;
+  ErfTable(double alpha, double cutoff);
+  double alpha() const { return alpha_; }
+  double cutoff() const { return cutoff_; }
+  int64_t intervals() const { return int64_t(c_[0].size()); }
+  double inverse_spacing() const { return inverse_h_; }
+  // Interval k holds c0[k] + t (c1[k] + t (c2[k] + t c3[k])), t = r / h - k in [0, 1].
+  const double* coefficients(int power) const { return c_[power].data(); }
+  // The spline and its r-derivative (for tests; kernels inline the same arithmetic).
+  double value(double r) const;
+  double derivative(double r) const;
+
+ private:
+  double alpha_ = 0, cutoff_ = 0, inverse_h_ = 0;
+  std::vector<double> c_[4];
+};
+
+// Per-lane force buffers, energies and virials of a direct-space sum, reused between calls.
+class PairAccumulator {
+ public:
+  static constexpr int kLanes = 32;
+  struct Lane {
+    int64_t begin = 0, end = 0;  // its rows
+    std::vector<Vec3> forces;    // for particles begin .. n-1 (partners j > i >= begin)
+    double energy = 0;
+    Mat3 virial;
+  };
+  std::vector<Lane> lanes;
+};
+
+// The direct-space Ewald sum over `list`: sum over pairs with r < table.cutoff() of
+// k q_i q_j erfc(alpha r)/r; forces and virial added to `out`, energy returned.
+double add_ewald_direct(const System& system, const State& state, const PairList& list, const ErfTable& table,
+                        PairAccumulator& scratch, ForceResult& out);
+
+// Reaction field (OpenMM's CutoffPeriodic / CutoffNonPeriodic): sum over pairs with r < cutoff of
+// k q_i q_j (1/r + k_rf r^2 - c_rf); forces and virial added to `out`, energy returned.
+double add_reaction_field_direct(const System& system, const State& state, const PairList& list, double cutoff,
+                                 double k_rf, double c_rf, PairAccumulator& scratch, ForceResult& out);
+
+// -k q_i q_j erf(alpha r)/r over Topology::exclusions (what the reciprocal sum counted but must
+// not); forces and virial added to `out`, energy returned.
+double add_ewald_exclusions(const System& system, const State& state, double alpha, ForceResult& out);
+
+// coulomb_scale k q_i q_j / r over Topology::pairs14; forces and virial added, energy returned.
+double add_coulomb14(const System& system, const State& state, ForceResult& out);
+
+// -k alpha / sqrt(pi) sum q_i^2: each charge's interaction with its own screening Gaussian.
+double ewald_self_energy(const System& system, double alpha);
+
+// The neutralising background of a cell with net charge Q: -k pi Q^2 / (2 V alpha^2). It goes as
+// 1/V, so it adds E times the identity to the virial (out's virial updated here), energy returned.
+double add_ewald_background(const System& system, const Box& box, double alpha, ForceResult& out);
+
+// Base of the Coulomb forces: the cutoff, the checks every method shares, and the pair list.
+class CoulombForce : public Force {
+ public:
+  std::string name() const override { return "coulomb"; }
+  double cutoff() const override { return cutoff_; }
+  // Charges sized to the system and finite, cutoff within the box's reach (periodic boxes), every
+  // 1-4 pair excluded, excluded and 1-4 indices valid. ValueError naming the problem.
+  void check(const System& system, const State& state) const override;
+
+ protected:
+  CoulombForce(double cutoff, const char* method);
+  // The neighbour list's rows, or without one a brute-force list of pairs within the cutoff.
+  PairList pairs(const System& system, const State& state, const NeighborList* neighbors);
+
+  double cutoff_;
+  const char* method_;  // for error messages: "ewald", "pme", "reaction field"
+  PairAccumulator scratch_;
+  BrutePairList brute_;
+};
+
+}  // namespace spire::sponge

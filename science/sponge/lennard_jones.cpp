@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <immintrin.h>
 #include <numbers>
+#include <vector>
 
 #include "engine/core/error.h"
 
@@ -13,11 +15,11 @@ namespace {
 static_assert(sizeof(Vec3) == 3 * sizeof(double), "the kernel walks positions as x, y, z triples");
 static_assert(sizeof(LennardJones::PairCoefficients) == 32);
 
-// Blocks of about this many pairs (and at most kMaxBlocks): enough tasks to balance threads,
-// few enough that their force windows stay small.
-constexpr int64_t kPairsPerBlock = 65536;
-constexpr int64_t kMaxBlocks = 64;
-constexpr int kChunk = 64;             // neighbours per pass before their forces are scattered (a multiple of 4)
+// Blocks of at least this many rows, at most kMaxBlocks of them: enough tasks to balance threads,
+// few enough that their force windows stay small (for particles far from index order a window
+// reaches across the system: kMaxBlocks copies of the forces at worst).
+constexpr int64_t kRowsPerBlock = 1024;
+constexpr int64_t kMaxBlocks = 32;
 constexpr int64_t kReduceRows = 2048;  // particles per task when the blocks' forces are summed
 
 enum class Shape { none, orthorhombic, triclinic };
@@ -92,11 +94,42 @@ inline v4d sqrt(v4d v) {
 #endif
 }
 
+// Left-packing four doubles (or four int64) by a 4-bit mask: the permutation of eight 32-bit
+// lanes that moves the selected elements to the front, in order (AVX2's usual compress).
+struct PackTable {
+  alignas(32) int32_t perm[16][8];
+  constexpr PackTable() : perm{} {
+    for (int m = 0; m < 16; ++m) {
+      int to = 0;
+      for (int l = 0; l < 4; ++l)
+        if (m >> l & 1) perm[m][2 * to] = 2 * l, perm[m][2 * to + 1] = 2 * l + 1, ++to;
+      for (; to < 4; ++to) perm[m][2 * to] = 0, perm[m][2 * to + 1] = 1;
+    }
+  }
+};
+constexpr PackTable kPack;
+
+// Appends the lanes of v selected by `mask` to out (which has room for four more).
+inline void pack(v4d v, int mask, double* out) {
+  const __m256i p = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPack.perm[mask]));
+  _mm256_storeu_pd(out, _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(__m256d(v)), p)));
+}
+inline void pack(__m256i v, int mask, int64_t* out) {
+  const __m256i p = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPack.perm[mask]));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(v, p));
+}
+
 // The rows of one block. Forces land in f, the block's window (index p at f[3 * (p - lo)]).
-// Lanes past a row's end hold the row's own particle with its contributions masked to zero.
+//
+// Each row is first packed: the neighbours inside the cutoff, in the row's (ascending) order, with
+// their displacements. The forces are then computed four packed pairs at a time. So which lane a
+// pair lands in, and so every sum, depends only on the pairs inside the cutoff: not on the pairs
+// of the skin, nor on when the list was built (a run restarted from a checkpoint, whose list is
+// built afresh, gives the same bits). Lanes past the packed row's end are masked to zero.
 template <Shape S, bool kOneType, bool kSwitch>
 void run_block(const Kernel& k, LennardJones::Block& blk, double* f) {
-  alignas(32) double bx[kChunk], by[kChunk], bz[kChunk];
+  thread_local std::vector<double> pdx, pdy, pdz, pr2, bx, by, bz;
+  thread_local std::vector<int64_t> pj;
   const double* x = k.x;
   const v4d rc2 = splat(k.rc2), rs = splat(k.rs), one = splat(1.0), zero = splat(0.0);
   const v4d a12 = splat(k.a12), b12 = splat(k.b12), a6 = splat(k.a6), b6 = splat(k.b6);
@@ -109,66 +142,88 @@ void run_block(const Kernel& k, LennardJones::Block& blk, double* f) {
   v4d c12 = splat(only.c12), c6 = splat(only.c6), shift = splat(only.shift);
   v4d e = zero, w0 = zero, w1 = zero, w2 = zero, w3 = zero, w4 = zero, w5 = zero;
   for (int64_t i = blk.row_begin; i < blk.row_end; ++i) {
+    const int64_t b0 = k.offsets[i], m = k.offsets[i + 1] - b0;
+    if (m == 0) continue;
+    const size_t room = size_t(m + 2 * kLanes);
+    if (pj.size() < room) {
+      for (auto* v : {&pdx, &pdy, &pdz, &pr2, &bx, &by, &bz}) v->resize(room);
+      pj.resize(room);
+    }
     const v4d xi = splat(x[3 * i]), yi = splat(x[3 * i + 1]), zi = splat(x[3 * i + 2]);
+    const int32_t* js = k.neighbors + b0;
+    // Pack the neighbours inside the cutoff.
+    int64_t mp = 0;
+    for (int64_t q = 0; q < m; q += kLanes) {
+      int32_t j[kLanes];
+      for (int l = 0; l < kLanes; ++l) j[l] = q + l < m ? js[q + l] : int32_t(i);
+      v4d dx = xi - v4d{x[3 * j[0]], x[3 * j[1]], x[3 * j[2]], x[3 * j[3]]};
+      v4d dy = yi - v4d{x[3 * j[0] + 1], x[3 * j[1] + 1], x[3 * j[2] + 1], x[3 * j[3] + 1]};
+      v4d dz = zi - v4d{x[3 * j[0] + 2], x[3 * j[1] + 2], x[3 * j[2] + 2], x[3 * j[3] + 2]};
+      if constexpr (S == Shape::orthorhombic) {
+        dx -= ax * round_nearest(dx * iax);
+        dy -= byv * round_nearest(dy * iby);
+        dz -= cz * round_nearest(dz * icz);
+      } else if constexpr (S == Shape::triclinic) {
+        const v4d n3 = round_nearest(dz * icz);
+        dx -= n3 * cx, dy -= n3 * cy, dz -= n3 * cz;
+        const v4d n2 = round_nearest(dy * iby);
+        dx -= n2 * bxv, dy -= n2 * byv;
+        dx -= ax * round_nearest(dx * iax);
+      }
+      const v4d r2 = dx * dx + dy * dy + dz * dz;
+      const v4i inside = (lane < (m - q)) & (r2 < rc2);
+      const int mask = _mm256_movemask_pd(_mm256_castsi256_pd(__m256i(inside)));
+      if (mask == 0) continue;
+      pack(dx, mask, &pdx[size_t(mp)]);
+      pack(dy, mask, &pdy[size_t(mp)]);
+      pack(dz, mask, &pdz[size_t(mp)]);
+      pack(r2, mask, &pr2[size_t(mp)]);
+      pack(_mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(j))), mask, &pj[size_t(mp)]);
+      mp += __builtin_popcount(unsigned(mask));
+    }
+    for (int64_t q = mp; q < mp + kLanes; ++q) {  // padding: the row's own particle, r^2 = 1, masked
+      pj[size_t(q)] = i, pdx[size_t(q)] = pdy[size_t(q)] = pdz[size_t(q)] = 0, pr2[size_t(q)] = 1;
+    }
     const LennardJones::PairCoefficients* row_table = k.table + (kOneType ? 0 : k.type[i] * k.ntypes);
     v4d fxi = zero, fyi = zero, fzi = zero;
-    for (int64_t b0 = k.offsets[i], end = k.offsets[i + 1]; b0 < end; b0 += kChunk) {
-      const int m = int(std::min<int64_t>(kChunk, end - b0));
-      const int32_t* js = k.neighbors + b0;
-      for (int q = 0; q < m; q += kLanes) {
-        int32_t j[kLanes];
-        for (int l = 0; l < kLanes; ++l) j[l] = q + l < m ? js[q + l] : int32_t(i);
-        v4d dx = xi - v4d{x[3 * j[0]], x[3 * j[1]], x[3 * j[2]], x[3 * j[3]]};
-        v4d dy = yi - v4d{x[3 * j[0] + 1], x[3 * j[1] + 1], x[3 * j[2] + 1], x[3 * j[3] + 1]};
-        v4d dz = zi - v4d{x[3 * j[0] + 2], x[3 * j[1] + 2], x[3 * j[2] + 2], x[3 * j[3] + 2]};
-        if constexpr (S == Shape::orthorhombic) {
-          dx -= ax * round_nearest(dx * iax);
-          dy -= byv * round_nearest(dy * iby);
-          dz -= cz * round_nearest(dz * icz);
-        } else if constexpr (S == Shape::triclinic) {
-          const v4d n3 = round_nearest(dz * icz);
-          dx -= n3 * cx, dy -= n3 * cy, dz -= n3 * cz;
-          const v4d n2 = round_nearest(dy * iby);
-          dx -= n2 * bxv, dy -= n2 * byv;
-          dx -= ax * round_nearest(dx * iax);
-        }
-        if constexpr (!kOneType) {
-          const LennardJones::PairCoefficients *p0 = row_table + k.type[j[0]], *p1 = row_table + k.type[j[1]],
-                                                *p2 = row_table + k.type[j[2]], *p3 = row_table + k.type[j[3]];
-          c12 = v4d{p0->c12, p1->c12, p2->c12, p3->c12};
-          c6 = v4d{p0->c6, p1->c6, p2->c6, p3->c6};
-          shift = v4d{p0->shift, p1->shift, p2->shift, p3->shift};
-        }
-        const v4d r2 = dx * dx + dy * dy + dz * dz;
-        const v4i inside = (lane < (m - q)) & (r2 < rc2);
-        const v4d r2inv = one / (inside ? r2 : one);  // no 1/0 in the padding lanes
-        const v4d r6inv = r2inv * r2inv * r2inv;
-        v4d fr = r6inv * (12 * c12 * r6inv - 6 * c6) * r2inv;
-        v4d u = r6inv * (c12 * r6inv - c6) - shift;
-        if constexpr (kSwitch) {
-          const v4d r2s = inside ? r2 : one;
-          const v4d r = sqrt(r2s);
-          v4d t = r - rs;
-          t = t > zero ? t : zero;
-          const v4d t2 = t * t, t3 = t2 * t;
-          fr += (c12 * (a12 * t2 + b12 * t3) - c6 * (a6 * t2 + b6 * t3)) * r2inv * r;
-          u -= c12 * (ea12 * t3 + eb12 * t3 * t) - c6 * (ea6 * t3 + eb6 * t3 * t);
-        }
-        fr = inside ? fr : zero;
-        u = inside ? u : zero;
-        const v4d fx = dx * fr, fy = dy * fr, fz = dz * fr;
-        __builtin_memcpy(bx + q, &fx, sizeof fx);
-        __builtin_memcpy(by + q, &fy, sizeof fy);
-        __builtin_memcpy(bz + q, &fz, sizeof fz);
-        fxi += fx, fyi += fy, fzi += fz;
-        e += u;
-        w0 += dx * fx, w1 += dx * fy, w2 += dx * fz, w3 += dy * fy, w4 += dy * fz, w5 += dz * fz;
+    for (int64_t q = 0; q < mp; q += kLanes) {
+      const v4d dx = v4d(_mm256_loadu_pd(&pdx[size_t(q)])), dy = v4d(_mm256_loadu_pd(&pdy[size_t(q)]));
+      const v4d dz = v4d(_mm256_loadu_pd(&pdz[size_t(q)])), r2 = v4d(_mm256_loadu_pd(&pr2[size_t(q)]));
+      if constexpr (!kOneType) {
+        const int64_t* j = &pj[size_t(q)];
+        const LennardJones::PairCoefficients *p0 = row_table + k.type[j[0]], *p1 = row_table + k.type[j[1]],
+                                              *p2 = row_table + k.type[j[2]], *p3 = row_table + k.type[j[3]];
+        c12 = v4d{p0->c12, p1->c12, p2->c12, p3->c12};
+        c6 = v4d{p0->c6, p1->c6, p2->c6, p3->c6};
+        shift = v4d{p0->shift, p1->shift, p2->shift, p3->shift};
       }
-      // Newton's third law, one particle at a time (no vector scatter in AVX2).
-      for (int q = 0; q < m; ++q) {
-        double* fj = f + 3 * (js[q] - blk.lo);
-        fj[0] -= bx[q], fj[1] -= by[q], fj[2] -= bz[q];
+      const v4i inside = lane < (mp - q);
+      const v4d r2inv = one / r2;
+      const v4d r6inv = r2inv * r2inv * r2inv;
+      v4d fr = r6inv * (12 * c12 * r6inv - 6 * c6) * r2inv;
+      v4d u = r6inv * (c12 * r6inv - c6) - shift;
+      if constexpr (kSwitch) {
+        const v4d r = sqrt(r2);
+        v4d t = r - rs;
+        t = t > zero ? t : zero;
+        const v4d t2 = t * t, t3 = t2 * t;
+        fr += (c12 * (a12 * t2 + b12 * t3) - c6 * (a6 * t2 + b6 * t3)) * r2inv * r;
+        u -= c12 * (ea12 * t3 + eb12 * t3 * t) - c6 * (ea6 * t3 + eb6 * t3 * t);
       }
+      fr = inside ? fr : zero;
+      u = inside ? u : zero;
+      const v4d fx = dx * fr, fy = dy * fr, fz = dz * fr;
+      _mm256_storeu_pd(&bx[size_t(q)], __m256d(fx));
+      _mm256_storeu_pd(&by[size_t(q)], __m256d(fy));
+      _mm256_storeu_pd(&bz[size_t(q)], __m256d(fz));
+      fxi += fx, fyi += fy, fzi += fz;
+      e += u;
+      w0 += dx * fx, w1 += dx * fy, w2 += dx * fz, w3 += dy * fy, w4 += dy * fz, w5 += dz * fz;
+    }
+    // Newton's third law, one particle at a time (no vector scatter in AVX2).
+    for (int64_t q = 0; q < mp; ++q) {
+      double* fj = f + 3 * (pj[size_t(q)] - blk.lo);
+      fj[0] -= bx[size_t(q)], fj[1] -= by[size_t(q)], fj[2] -= bz[size_t(q)];
     }
     double* fi = f + 3 * (i - blk.lo);
     fi[0] += lane_sum(fxi), fi[1] += lane_sum(fyi), fi[2] += lane_sum(fzi);
@@ -341,49 +396,23 @@ void LennardJones::resolve(const System& system) {
 }
 
 void LennardJones::partition(const NeighborList& list, int64_t n) {
-  // Worked out afresh on every call (one pass over the list) rather than cached per list: a stale
-  // window would put forces out of bounds.
+  // Blocks of consecutive rows fixed by the particle count alone (never by the list's pair counts
+  // or the thread count), so that every sum has the same grouping whenever and however the list
+  // was built and however many threads run. Each block's window reaches from its first row to the
+  // highest neighbour of its rows (the last of each row, rows being ascending).
   const std::vector<int64_t>& off = list.offsets();
   const int32_t* nb = list.neighbors().data();
-  const int64_t pairs = list.pairs();
-  // Rows split into blocks of equal pair counts, each block's window reaching from its first row
-  // to the highest index among its rows and their neighbours.
-  const int64_t k = std::clamp<int64_t>(pairs / kPairsPerBlock, 1, kMaxBlocks);
+  const int64_t k = std::clamp<int64_t>(n / kRowsPerBlock, 1, kMaxBlocks);
+  const int64_t rows = (n + k - 1) / std::max<int64_t>(k, 1);
   blocks_.clear();
-  for (int64_t c = 0, row = 0; c < k && row < n; ++c) {
-    int64_t end = n;
-    if (c + 1 < k) {
-      const int64_t target = pairs * (c + 1) / k;
-      end = std::clamp<int64_t>(std::lower_bound(off.begin() + row, off.begin() + n, target) - off.begin(), row + 1, n);
-    }
+  for (int64_t row = 0; row < n; row += rows) {
     Block b;
-    b.row_begin = row, b.row_end = end, b.lo = row;
-    blocks_.push_back(b);
-    row = end;
-  }
-  const int64_t nblocks = int64_t(blocks_.size());
-#pragma omp parallel for schedule(static) if (nblocks > 1)
-  for (int64_t c = 0; c < nblocks; ++c) {
-    Block& b = blocks_[size_t(c)];
+    b.row_begin = row, b.row_end = std::min(n, row + rows), b.lo = row;
     int32_t hi = int32_t(b.row_end - 1);
-    for (int64_t p = off[size_t(b.row_begin)], end = off[size_t(b.row_end)]; p < end; ++p) hi = std::max(hi, nb[p]);
+    for (int64_t i = b.row_begin; i < b.row_end; ++i)
+      if (off[size_t(i + 1)] > off[size_t(i)]) hi = std::max(hi, nb[off[size_t(i + 1)] - 1]);
     b.hi = hi;
-  }
-  // Windows adding up to more than a few copies of the force array (particles far from index
-  // order) are merged in pairs until they do not.
-  auto total = [&] {
-    int64_t t = 0;
-    for (const Block& b : blocks_) t += b.hi - b.lo + 1;
-    return t;
-  };
-  while (blocks_.size() > 1 && total() > 4 * n + 4096) {
-    std::vector<Block> merged;
-    for (size_t c = 0; c < blocks_.size(); c += 2) {
-      Block b = blocks_[c];
-      if (c + 1 < blocks_.size()) b.row_end = blocks_[c + 1].row_end, b.hi = std::max(b.hi, blocks_[c + 1].hi);
-      merged.push_back(b);
-    }
-    blocks_.swap(merged);
+    blocks_.push_back(b);
   }
   int64_t offset = 0;
   for (Block& b : blocks_) b.offset = offset, offset += b.hi - b.lo + 1;

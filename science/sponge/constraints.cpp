@@ -16,6 +16,34 @@ constexpr int64_t kChunk = 64;
 
 // Runs unit(u, virial_or_null) for u in [0, n), chunked; returns the first unit (in order) whose
 // call returned a failure code >= 0, with that code, or -1.
+// One bond's turn in a SHAKE or RATTLE sweep: already within tolerance, corrected with Lagrange
+// multiplier g, or beyond what a correction along the bond can repair.
+struct BondStep {
+  enum Kind { within, corrected, broken } kind;
+  double g = 0;
+};
+
+// The iteration SHAKE and RATTLE share: sweeps over a cluster's `count` bonds, in order, calling
+// step(k) for bond k, until a sweep corrects none. g_total[k] sums bond k's multipliers (its
+// constraint force). Returns -1 when converged, begin + k when bond k broke, begin when
+// max_iterations sweeps did not converge.
+template <class Step>
+int64_t sweep_bonds(int64_t begin, int64_t count, int max_iterations, std::vector<double>& g_total, Step step) {
+  g_total.assign(size_t(count), 0.0);
+  bool converged = false;
+  for (int iter = 0; iter < max_iterations && !converged; ++iter) {
+    converged = true;
+    for (int64_t k = 0; k < count; ++k) {
+      const BondStep b = step(k);
+      if (b.kind == BondStep::within) continue;
+      if (b.kind == BondStep::broken) return begin + k;
+      converged = false;
+      g_total[size_t(k)] += b.g;
+    }
+  }
+  return converged ? -1 : begin;
+}
+
 template <class F>
 int64_t for_each_unit(int64_t n, Mat3* virial, int64_t& code, F unit) {
   const int64_t n_chunks = (n + kChunk - 1) / kChunk;
@@ -147,47 +175,40 @@ double Constraints::max_velocity_deviation(const Box& box, const std::vector<Vec
   return worst;
 }
 
+void Constraints::bond_vectors(const Cluster& c, const Box& box, const std::vector<Vec3>& x,
+                               std::vector<Vec3>& out) const {
+  out.resize(size_t(c.end - c.begin));
+  for (int64_t k = 0; k < c.end - c.begin; ++k) {
+    const Bond& b = bonds_[size_t(c.begin + k)];
+    out[size_t(k)] = box.min_image(x[size_t(b.j)] - x[size_t(b.i)]);
+  }
+}
+
 bool Constraints::shake_cluster(const Cluster& c, const Box& box, const std::vector<Vec3>& reference,
                                 std::vector<Vec3>& positions, std::vector<Vec3>* velocities, double dt, Mat3* virial,
                                 double position_factor, int64_t& failed) const {
   const int64_t nb = c.end - c.begin;
   thread_local std::vector<Vec3> s;
   thread_local std::vector<double> g_total;
-  s.resize(size_t(nb));
-  g_total.assign(size_t(nb), 0.0);
-  for (int64_t k = 0; k < nb; ++k) {
-    const Bond& b = bonds_[size_t(c.begin + k)];
-    s[size_t(k)] = box.min_image(reference[size_t(b.j)] - reference[size_t(b.i)]);
-  }
+  bond_vectors(c, box, reference, s);
   const double tol2 = 2 * options_.tolerance;
-  bool converged = false;
-  for (int iter = 0; iter < options_.max_iterations && !converged; ++iter) {
-    converged = true;
-    for (int64_t k = 0; k < nb; ++k) {
-      const Bond& b = bonds_[size_t(c.begin + k)];
-      const double d2 = b.length * b.length;
-      const Vec3 r = box.min_image(positions[size_t(b.j)] - positions[size_t(b.i)]);
-      const double diff = d2 - norm2(r);
-      if (std::abs(diff) <= tol2 * d2) continue;
-      converged = false;
-      const double wi = inverse_mass_[size_t(b.i)], wj = inverse_mass_[size_t(b.j)];
-      const double sr = dot(s[size_t(k)], r);
-      // The correction acts along the old bond; once the new one is nearly perpendicular to it the
-      // step was far too long and no correction along it can restore the length.
-      if (!(sr > 1e-6 * d2)) {
-        failed = c.begin + k;
-        return false;
-      }
-      const double g = diff / (2 * sr * (wi + wj));
-      positions[size_t(b.i)] -= (g * wi) * s[size_t(k)];
-      positions[size_t(b.j)] += (g * wj) * s[size_t(k)];
-      g_total[size_t(k)] += g;
-    }
-  }
-  if (!converged) {
-    failed = c.begin;
-    return false;
-  }
+  failed = sweep_bonds(c.begin, nb, options_.max_iterations, g_total, [&](int64_t k) {
+    const Bond& b = bonds_[size_t(c.begin + k)];
+    const double d2 = b.length * b.length;
+    const Vec3 r = box.min_image(positions[size_t(b.j)] - positions[size_t(b.i)]);
+    const double diff = d2 - norm2(r);
+    if (std::abs(diff) <= tol2 * d2) return BondStep{BondStep::within};
+    const double wi = inverse_mass_[size_t(b.i)], wj = inverse_mass_[size_t(b.j)];
+    const double sr = dot(s[size_t(k)], r);
+    // The correction acts along the old bond; once the new one is nearly perpendicular to it the
+    // step was far too long and no correction along it can restore the length.
+    if (!(sr > 1e-6 * d2)) return BondStep{BondStep::broken};
+    const double g = diff / (2 * sr * (wi + wj));
+    positions[size_t(b.i)] -= (g * wi) * s[size_t(k)];
+    positions[size_t(b.j)] += (g * wj) * s[size_t(k)];
+    return BondStep{BondStep::corrected, g};
+  });
+  if (failed >= 0) return false;
   for (int64_t k = 0; k < nb; ++k) {
     const Bond& b = bonds_[size_t(c.begin + k)];
     const double g = g_total[size_t(k)];
@@ -207,34 +228,21 @@ bool Constraints::rattle_cluster(const Cluster& c, const Box& box, const std::ve
   const int64_t nb = c.end - c.begin;
   thread_local std::vector<Vec3> r;
   thread_local std::vector<double> g_total;
-  r.resize(size_t(nb));
-  g_total.assign(size_t(nb), 0.0);
-  for (int64_t k = 0; k < nb; ++k) {
-    const Bond& b = bonds_[size_t(c.begin + k)];
-    r[size_t(k)] = box.min_image(positions[size_t(b.j)] - positions[size_t(b.i)]);
-  }
+  bond_vectors(c, box, positions, r);
   const double tol = options_.tolerance;
-  bool converged = false;
-  for (int iter = 0; iter < options_.max_iterations && !converged; ++iter) {
-    converged = true;
-    for (int64_t k = 0; k < nb; ++k) {
-      const Bond& b = bonds_[size_t(c.begin + k)];
-      const Vec3& rk = r[size_t(k)];
-      const Vec3 v = velocities[size_t(b.j)] - velocities[size_t(b.i)];
-      const double rv = dot(rk, v), r2 = norm2(rk);
-      if (std::abs(rv) <= tol * std::sqrt(r2 * norm2(v))) continue;
-      converged = false;
-      const double wi = inverse_mass_[size_t(b.i)], wj = inverse_mass_[size_t(b.j)];
-      const double g = -rv / (r2 * (wi + wj));
-      velocities[size_t(b.i)] -= (g * wi) * rk;
-      velocities[size_t(b.j)] += (g * wj) * rk;
-      g_total[size_t(k)] += g;
-    }
-  }
-  if (!converged) {
-    failed = c.begin;
-    return false;
-  }
+  failed = sweep_bonds(c.begin, nb, options_.max_iterations, g_total, [&](int64_t k) {
+    const Bond& b = bonds_[size_t(c.begin + k)];
+    const Vec3& rk = r[size_t(k)];
+    const Vec3 v = velocities[size_t(b.j)] - velocities[size_t(b.i)];
+    const double rv = dot(rk, v), r2 = norm2(rk);
+    if (std::abs(rv) <= tol * std::sqrt(r2 * norm2(v))) return BondStep{BondStep::within};
+    const double wi = inverse_mass_[size_t(b.i)], wj = inverse_mass_[size_t(b.j)];
+    const double g = -rv / (r2 * (wi + wj));
+    velocities[size_t(b.i)] -= (g * wi) * rk;
+    velocities[size_t(b.j)] += (g * wj) * rk;
+    return BondStep{BondStep::corrected, g};
+  });
+  if (failed >= 0) return false;
   if (virial)
     for (int64_t k = 0; k < nb; ++k) virial->add_outer(r[size_t(k)], r[size_t(k)] * (g_total[size_t(k)] / velocity_factor));
   return true;

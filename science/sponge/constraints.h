@@ -82,6 +82,8 @@ class Constraints {
     int64_t begin, end;
   };
 
+  // out[k] = the min-imaged vector x_j - x_i of the cluster's bond k.
+  void bond_vectors(const Cluster& c, const Box& box, const std::vector<Vec3>& x, std::vector<Vec3>& out) const;
   // Each returns false (and the index of the offending entry) when it fails.
   bool shake_cluster(const Cluster& c, const Box& box, const std::vector<Vec3>& reference,
                      std::vector<Vec3>& positions, std::vector<Vec3>* velocities, double dt, Mat3* virial,

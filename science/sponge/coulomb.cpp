@@ -449,4 +449,25 @@ PairList CoulombForce::pairs(const System& system, const State& state, const Nei
   return brute_.view();
 }
 
+EwaldSplitCoulomb::EwaldSplitCoulomb(double cutoff, double tolerance, double alpha, const char* method)
+    : CoulombForce(cutoff, method) {
+  SPIRE_CHECK(std::isfinite(alpha) && alpha >= 0, ValueError, method, ": alpha must be >= 0 (0 picks it from the "
+              "tolerance), got ", alpha);
+  alpha_ = alpha > 0 ? alpha : ewald_alpha(cutoff, tolerance);
+  table_ = ErfTable(alpha_, cutoff_);
+}
+
+void EwaldSplitCoulomb::add(const System& system, const State& state, const NeighborList* neighbors,
+                            ForceResult& out) {
+  SPIRE_CHECK(state.box.periodic(), ValueError, method_, ": needs a periodic box");
+  const PairList list = pairs(system, state, neighbors);
+  double energy = add_ewald_direct(system, state, list, table_, scratch_, out);
+  energy += add_reciprocal(system, state, out);
+  energy += ewald_self_energy(system, alpha_);
+  energy += add_ewald_exclusions(system, state, alpha_, out);
+  energy += add_ewald_background(system, state.box, alpha_, out);
+  energy += add_coulomb14(system, state, out);
+  out.add_energy(name(), energy);
+}
+
 }  // namespace spire::sponge

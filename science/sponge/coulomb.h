@@ -149,4 +149,23 @@ class CoulombForce : public Force {
   BrutePairList brute_;
 };
 
+// Base of the Ewald-split methods (ewald.h, pme.h): the same splitting parameter, direct sum,
+// self energy, excluded-pair correction, neutralising background and 1-4 pairs; only the
+// reciprocal-space sum differs.
+class EwaldSplitCoulomb : public CoulombForce {
+ public:
+  // direct + reciprocal + self + exclusions + background + 1-4, as one energy term.
+  void add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) override;
+  double alpha() const { return alpha_; }
+  // The reciprocal-space part alone (energy returned, forces and virial added): for tests.
+  virtual double add_reciprocal(const System& system, const State& state, ForceResult& out) = 0;
+
+ protected:
+  // alpha > 0 is used as given; alpha = 0 takes ewald_alpha(cutoff, tolerance). ValueError otherwise.
+  EwaldSplitCoulomb(double cutoff, double tolerance, double alpha, const char* method);
+
+  double alpha_;
+  ErfTable table_;
+};
+
 }  // namespace spire::sponge

@@ -41,16 +41,12 @@ std::array<int, 3> ewald_kmax(const Box& box, double alpha, double tolerance) {
 }
 
 EwaldCoulomb::EwaldCoulomb(const EwaldOptions& options)
-    : CoulombForce(options.cutoff, "ewald"), options_(options), kmax_(options.kmax) {
-  alpha_ = options.alpha > 0 ? options.alpha : ewald_alpha(options.cutoff, options.tolerance);
-  SPIRE_CHECK(std::isfinite(options.alpha) && options.alpha >= 0, ValueError,
-              "ewald: alpha must be >= 0 (0 picks it from the tolerance), got ", options.alpha);
-  if (options.alpha == 0) (void)ewald_alpha(options.cutoff, options.tolerance);  // checks the tolerance
+    : EwaldSplitCoulomb(options.cutoff, options.tolerance, options.alpha, "ewald"), options_(options),
+      kmax_(options.kmax) {
   const bool all_zero = kmax_[0] == 0 && kmax_[1] == 0 && kmax_[2] == 0;
   for (int d = 0; d < 3; ++d)
     SPIRE_CHECK(all_zero || kmax_[d] >= 1, ValueError, "ewald: kmax must be >= 1 on every axis (or all 0 to "
                 "pick them from the tolerance), got ", kmax_[0], " ", kmax_[1], " ", kmax_[2]);
-  table_ = ErfTable(alpha_, cutoff_);
 }
 
 void EwaldCoulomb::check(const System& system, const State& state) const {
@@ -152,18 +148,6 @@ double EwaldCoulomb::add_reciprocal(const System& system, const State& state, Fo
     out.forces[size_t(j)] += (force_coef * q[j]) * f;
   }
   return energy;
-}
-
-void EwaldCoulomb::add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) {
-  SPIRE_CHECK(state.box.periodic(), ValueError, "ewald: needs a periodic box");
-  const PairList list = pairs(system, state, neighbors);
-  double energy = add_ewald_direct(system, state, list, table_, scratch_, out);
-  energy += add_reciprocal(system, state, out);
-  energy += ewald_self_energy(system, alpha_);
-  energy += add_ewald_exclusions(system, state, alpha_, out);
-  energy += add_ewald_background(system, state.box, alpha_, out);
-  energy += add_coulomb14(system, state, out);
-  out.add_energy(name(), energy);
 }
 
 }  // namespace spire::sponge

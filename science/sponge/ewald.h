@@ -33,24 +33,19 @@ struct EwaldOptions {
 // OpenMM's kmax for each reciprocal axis of `box`.
 std::array<int, 3> ewald_kmax(const Box& box, double alpha, double tolerance);
 
-class EwaldCoulomb : public CoulombForce {
+class EwaldCoulomb : public EwaldSplitCoulomb {
  public:
   explicit EwaldCoulomb(const EwaldOptions& options = {});
 
   void check(const System& system, const State& state) const override;
-  void add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) override;
 
-  double alpha() const { return alpha_; }
   // The extent in use: the option, or what the first evaluation chose (zeros before it).
   const std::array<int, 3>& kmax() const { return kmax_; }
-  // The reciprocal-space part alone (energy returned, forces and virial added): for tests.
-  double add_reciprocal(const System& system, const State& state, ForceResult& out);
+  double add_reciprocal(const System& system, const State& state, ForceResult& out) override;
 
  private:
   EwaldOptions options_;
-  double alpha_;
   std::array<int, 3> kmax_;
-  ErfTable table_;
   // Scratch reused between evaluations.
   std::vector<std::complex<double>> eik_[3];  // exp(2 pi i n s_d) for n < kmax_d, [n * N + particle]
   std::vector<std::array<int, 3>> waves_;     // the half space of n vectors

@@ -48,15 +48,7 @@ void LangevinMiddle::advance(const System& system, State& state, ForceField& for
   }
 
   drift(system, state, h);
-  Mat3 position_virial, velocity_virial;
-  if (!constraints_.empty())
-    constraints_.constrain_positions(state.box, reference_, state.positions, &state.velocities, dt_,
-                                     &position_virial, 0.5 * dt_ * dt_);
-  forces.compute(system, state);
-  kick(system, state, forces, h);
-  if (!constraints_.empty())
-    constraints_.constrain_velocities(state.box, state.positions, state.velocities, &velocity_virial, h);
-  constraint_virial_ = (position_virial + velocity_virial) * 0.5;
+  finish_step(system, state, forces);
 }
 
 }  // namespace spire::sponge

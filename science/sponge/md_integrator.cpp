@@ -115,6 +115,19 @@ void MdIntegrator::scale_velocities(const System& system, State& state, double s
     if (system.mass[size_t(i)] > 0) state.velocities[size_t(i)] *= s;
 }
 
+void MdIntegrator::finish_step(const System& system, State& state, ForceField& forces) {
+  const double h = 0.5 * dt_;
+  Mat3 position_virial, velocity_virial;
+  if (!constraints_.empty())
+    constraints_.constrain_positions(state.box, reference_, state.positions, &state.velocities, dt_,
+                                     &position_virial, 0.5 * dt_ * dt_);
+  forces.compute(system, state);
+  kick(system, state, forces, h);
+  if (!constraints_.empty())
+    constraints_.constrain_velocities(state.box, state.positions, state.velocities, &velocity_virial, h);
+  constraint_virial_ = (position_virial + velocity_virial) * 0.5;
+}
+
 double MdIntegrator::conserved_energy(const System& system, const State& state, const ForceField& forces) const {
   double e = kinetic_energy(system, state.velocities) + forces.result().energy() + thermostat_energy() - heat_;
   if (barostat_) e -= barostat_->work();

@@ -89,6 +89,10 @@ class MdIntegrator : public Integrator {
   double kinetic_energy(const System& system, const std::vector<Vec3>& velocities) const;
   // v *= s for the mobile particles.
   void scale_velocities(const System& system, State& state, double s) const;
+  // The end of every scheme's step, once its drifts have moved the positions dt away from reference_:
+  // SHAKE/SETTLE (velocities corrected by Delta r / dt), the forces at the new positions, the last
+  // half kick, RATTLE, and the constraint virial.
+  void finish_step(const System& system, State& state, ForceField& forces);
 
   DynamicsOptions options_;
   Constraints constraints_;

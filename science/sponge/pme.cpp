@@ -48,7 +48,8 @@ void bspline_block(int n, const double* w, int64_t count, double (*theta)[kSplin
     theta[0][p] = 1 - w[p];
     theta[1][p] = w[p];
   }
-  for (int k = 3; k < n; ++k) {
+  // One step of the recursion, in place: the order k - 1 weights become those of order k.
+  auto raise_order = [&](int k) {
     const double div = 1.0 / (k - 1);
 #pragma omp simd
     for (int64_t p = 0; p < count; ++p) theta[k - 1][p] = div * w[p] * theta[k - 2][p];
@@ -59,7 +60,8 @@ void bspline_block(int n, const double* w, int64_t count, double (*theta)[kSplin
     }
 #pragma omp simd
     for (int64_t p = 0; p < count; ++p) theta[0][p] = div * (1 - w[p]) * theta[0][p];
-  }
+  };
+  for (int k = 3; k < n; ++k) raise_order(k);
   // The derivative of M_n is M_{n-1}(x) - M_{n-1}(x - 1): differences of the order n-1 weights.
 #pragma omp simd
   for (int64_t p = 0; p < count; ++p) dtheta[0][p] = -theta[0][p];
@@ -67,16 +69,7 @@ void bspline_block(int n, const double* w, int64_t count, double (*theta)[kSplin
 #pragma omp simd
     for (int64_t p = 0; p < count; ++p) dtheta[k][p] = theta[k - 1][p] - theta[k][p];
   }
-  const double div = 1.0 / (n - 1);
-#pragma omp simd
-  for (int64_t p = 0; p < count; ++p) theta[n - 1][p] = div * w[p] * theta[n - 2][p];
-  for (int l = 1; l < n - 1; ++l) {
-#pragma omp simd
-    for (int64_t p = 0; p < count; ++p)
-      theta[n - l - 1][p] = div * ((w[p] + l) * theta[n - l - 2][p] + (n - l - w[p]) * theta[n - l - 1][p]);
-  }
-#pragma omp simd
-  for (int64_t p = 0; p < count; ++p) theta[0][p] = div * (1 - w[p]) * theta[0][p];
+  raise_order(n);
 }
 
 // |sum_j M_n(j) exp(2 pi i m j / K)|^2 for m < K: the B-spline moduli 1/|b(m)|^2 of Essmann's eq.
@@ -217,10 +210,8 @@ struct PmeCoulomb::Mesh {
 };
 
 PmeCoulomb::PmeCoulomb(const PmeOptions& options)
-    : CoulombForce(options.cutoff, "pme"), options_(options), grid_(options.grid) {
-  SPIRE_CHECK(std::isfinite(options.alpha) && options.alpha >= 0, ValueError,
-              "pme: alpha must be >= 0 (0 picks it from the tolerance), got ", options.alpha);
-  alpha_ = options.alpha > 0 ? options.alpha : ewald_alpha(options.cutoff, options.tolerance);
+    : EwaldSplitCoulomb(options.cutoff, options.tolerance, options.alpha, "pme"), options_(options),
+      grid_(options.grid) {
   SPIRE_CHECK(options.order >= 3 && options.order <= kMaxOrder, ValueError, "pme: B-spline order must be in [3, ",
               kMaxOrder, "], got ", options.order, " (OpenMM uses 5, GROMACS's pme-order 4)");
   const bool all_zero = grid_[0] == 0 && grid_[1] == 0 && grid_[2] == 0;
@@ -229,7 +220,6 @@ PmeCoulomb::PmeCoulomb(const PmeOptions& options)
                 "pme: every mesh size must be at least the B-spline order ", options.order,
                 " (or all 0 to pick them from the tolerance), got ", grid_[0], " ", grid_[1], " ", grid_[2]);
   if (!all_zero) mesh_ = std::make_unique<Mesh>(grid_, options.order);
-  table_ = ErfTable(alpha_, cutoff_);
 }
 
 PmeCoulomb::~PmeCoulomb() = default;
@@ -451,18 +441,6 @@ double PmeCoulomb::add_reciprocal(const System& system, const State& state, Forc
     out.forces[size_t(p)] += f0 * rec[0] + f1 * rec[1] + f2 * rec[2];
   }
   return energy;
-}
-
-void PmeCoulomb::add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) {
-  SPIRE_CHECK(state.box.periodic(), ValueError, "pme: needs a periodic box");
-  const PairList list = pairs(system, state, neighbors);
-  double energy = add_ewald_direct(system, state, list, table_, scratch_, out);
-  energy += add_reciprocal(system, state, out);
-  energy += ewald_self_energy(system, alpha_);
-  energy += add_ewald_exclusions(system, state, alpha_, out);
-  energy += add_ewald_background(system, state.box, alpha_, out);
-  energy += add_coulomb14(system, state, out);
-  out.add_energy(name(), energy);
 }
 
 }  // namespace spire::sponge

@@ -43,27 +43,22 @@ int pme_fft_size(int n);
 // OpenMM's mesh for `box`, made FFT-friendly.
 std::array<int, 3> pme_grid(const Box& box, double alpha, double tolerance);
 
-class PmeCoulomb : public CoulombForce {
+class PmeCoulomb : public EwaldSplitCoulomb {
  public:
   explicit PmeCoulomb(const PmeOptions& options = {});
   ~PmeCoulomb() override;
 
   void check(const System& system, const State& state) const override;
-  void add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) override;
 
-  double alpha() const { return alpha_; }
   int order() const { return options_.order; }
   // The mesh in use: the option, or what the first evaluation chose (zeros before it).
   const std::array<int, 3>& grid() const { return grid_; }
-  // The reciprocal-space part alone (energy returned, forces and virial added): for tests.
-  double add_reciprocal(const System& system, const State& state, ForceResult& out);
+  double add_reciprocal(const System& system, const State& state, ForceResult& out) override;
 
  private:
   struct Mesh;
   PmeOptions options_;
-  double alpha_;
   std::array<int, 3> grid_;
-  ErfTable table_;
   std::unique_ptr<Mesh> mesh_;
 };
 

@@ -134,7 +134,14 @@ void Simulation::run(int64_t steps) {
   Clock::time_point next_line = start + std::chrono::duration_cast<Clock::duration>(
                                             std::chrono::duration<double>(show ? options_.progress_seconds : 0));
   bool any_line = false;
-  for (int64_t done = 1; done <= steps; ++done) {
+  interrupted_ = false;
+  int64_t done = 0;
+  while (done < steps) {
+    if (options_.stop && options_.stop->load(std::memory_order_relaxed)) {
+      interrupted_ = true;
+      break;
+    }
+    ++done;
     integrator_->step(system_, state_, forces_);
     observables_valid_ = false;
     // By index, on a copy: a callback may add callbacks (the vector may grow under it).
@@ -158,7 +165,8 @@ void Simulation::run(int64_t steps) {
   if (any_line) {
     std::ostream& out = options_.progress ? *options_.progress : std::cerr;
     char buf[96];
-    std::snprintf(buf, sizeof buf, "sponge: %lld steps in %.3g s, ", (long long)steps, wall);
+    std::snprintf(buf, sizeof buf, "sponge: %lld steps in %.3g s%s, ", (long long)done, wall,
+                  interrupted_ ? " (stopped early)" : "");
     out << buf << speed_text(system_.units, speed_per_day_) << std::endl;
   }
 }

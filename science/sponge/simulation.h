@@ -23,10 +23,16 @@
 // velocities or the box does so through modify_state(); the forces are then recomputed before the
 // reporters and the next step (Integrator::prepare).
 //
+// Stopping early. SimulationOptions::stop, when set to true while run() goes (by a SIGINT handler,
+// another thread or a callback), ends the run after the step in progress, as if it were the last:
+// the reporters finish (so the checkpoint writer writes a checkpoint of that step) and
+// interrupted() is true until the next run().
+//
 // Progress. While run() goes, a line on the progress stream (stderr by default) every
 // progress_seconds: step, simulated time, speed (ns/day in md units, tau/day in lj) and the time
 // left; and a summary at the end when any progress line was written.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -66,6 +72,9 @@ struct SimulationOptions {
   std::optional<bool> remove_com_motion;
   double progress_seconds = 5;       // <= 0: no progress lines
   std::ostream* progress = nullptr;  // null: std::cerr
+  // Read before every step; true ends run() after the step in progress (see above). Lock-free, so a
+  // signal handler may set it.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 class Simulation {
@@ -117,6 +126,8 @@ class Simulation {
   // Speed of the latest run(): simulated time per wall-clock day in the system's time unit
   // (ps/day / 1000 = ns/day in md units; tau/day in lj). 0 before any run.
   double speed_per_day() const { return speed_per_day_; }
+  // Whether the latest run() ended early because options().stop was set.
+  bool interrupted() const { return interrupted_; }
 
  private:
   struct Scheduled {
@@ -143,6 +154,7 @@ class Simulation {
   mutable bool observables_valid_ = false;
   mutable Observables observables_;
   double speed_per_day_ = 0;
+  bool interrupted_ = false;
 };
 
 }  // namespace spire::sponge

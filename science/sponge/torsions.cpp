@@ -2,6 +2,8 @@
 // GROMACS's do_dih_fup): the dihedral's gradient on the outer particles is along the normals of
 // the two planes, and the inner particles take what keeps the total force and torque zero.
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "engine/core/error.h"
 #include "science/sponge/bonded.h"
@@ -54,6 +56,20 @@ void check_sizes(const char* term, const System& system, const State& state) {
   system.topology.check(system.size());
 }
 
+// Sums a dihedral term over `terms` (each with particles i, j, k, l): energy(term, phi) returns the
+// term's energy and dE/dphi. Forces and virial added to `out`, energy returned.
+template <class Term, class Energy>
+double add_dihedrals(const std::vector<Term>& terms, const State& state, ForceResult& out, Energy energy) {
+  double total = 0;
+  for (const Term& t : terms) {
+    const Dihedral d(state, t.i, t.j, t.k, t.l);
+    const auto [e, de_dphi] = energy(t, d.phi);
+    total += e;
+    d.apply(t.i, t.j, t.k, t.l, de_dphi, out);
+  }
+  return total;
+}
+
 }  // namespace
 
 double dihedral_angle(const Vec3& b1, const Vec3& b2, const Vec3& b3) {
@@ -66,14 +82,10 @@ void PeriodicTorsions::check(const System& system, const State& state) const {
 }
 
 void PeriodicTorsions::add(const System& system, const State& state, const NeighborList*, ForceResult& out) {
-  double energy = 0;
-  for (const Torsion& t : system.topology.torsions) {
-    const Dihedral d(state, t.i, t.j, t.k, t.l);
-    const double arg = t.n * d.phi - t.phase;
-    energy += t.k_phi * (1 + std::cos(arg));
-    d.apply(t.i, t.j, t.k, t.l, -t.k_phi * t.n * std::sin(arg), out);
-  }
-  out.add_energy(name(), energy);
+  out.add_energy(name(), add_dihedrals(system.topology.torsions, state, out, [](const Torsion& t, double phi) {
+    const double arg = t.n * phi - t.phase;
+    return std::pair{t.k_phi * (1 + std::cos(arg)), -t.k_phi * t.n * std::sin(arg)};
+  }));
 }
 
 void HarmonicImpropers::check(const System& system, const State& state) const {
@@ -81,16 +93,12 @@ void HarmonicImpropers::check(const System& system, const State& state) const {
 }
 
 void HarmonicImpropers::add(const System& system, const State& state, const NeighborList*, ForceResult& out) {
-  double energy = 0;
-  for (const Improper& t : system.topology.impropers) {
-    const Dihedral d(state, t.i, t.j, t.k, t.l);
-    double delta = d.phi - t.xi0;
+  out.add_energy(name(), add_dihedrals(system.topology.impropers, state, out, [](const Improper& t, double phi) {
+    double delta = phi - t.xi0;
     delta -= 2 * M_PI * std::floor((delta + M_PI) / (2 * M_PI));  // into [-pi, pi)
     if (delta == -M_PI) delta = M_PI;                              // into (-pi, pi]
-    energy += 0.5 * t.k_xi * delta * delta;
-    d.apply(t.i, t.j, t.k, t.l, t.k_xi * delta, out);
-  }
-  out.add_energy(name(), energy);
+    return std::pair{0.5 * t.k_xi * delta * delta, t.k_xi * delta};
+  }));
 }
 
 }  // namespace spire::sponge

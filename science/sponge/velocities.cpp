@@ -5,22 +5,17 @@
 #include <cmath>
 
 #include "engine/core/error.h"
-#include "engine/random/philox.h"
+#include "science/sponge/md_random.h"
 
 namespace spire::sponge {
 
 namespace {
 
-// Three standard normals for particle p: two Philox blocks (counters 2p and 2p + 1), each two
-// Box-Muller pairs' worth of bits; the fourth normal is unused, so particle p's draws depend on
+// Three standard normals for particle p (the fourth is unused), so particle p's draws depend on
 // (seed, p) alone.
 Vec3 normal3(uint64_t seed, uint64_t p) {
-  philox::Block b0 = philox::block(seed, kVelocityStream, 2 * p);
-  philox::Block b1 = philox::block(seed, kVelocityStream, 2 * p + 1);
-  double z0, z1, z2, z3;
-  philox::box_muller(philox::unit_double_open0(b0[0], b0[1]), philox::unit_double(b0[2], b0[3]), z0, z1);
-  philox::box_muller(philox::unit_double_open0(b1[0], b1[1]), philox::unit_double(b1[2], b1[3]), z2, z3);
-  return {z0, z1, z2};
+  const std::array<double, 4> z = philox_normal4(seed, kVelocityStream, p);
+  return {z[0], z[1], z[2]};
 }
 
 double inverse_mass(const System& s, int i) { return s.mass[i] > 0 ? 1 / s.mass[i] : 0; }

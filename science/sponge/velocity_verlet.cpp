@@ -23,17 +23,9 @@ void VelocityVerlet::advance(const System& system, State& state, ForceField& for
   const double h = 0.5 * dt_;
   if (thermostat_) thermostat_half(system, state, 0);
   kick(system, state, forces, h);
-  Mat3 position_virial, velocity_virial;
   if (!constraints_.empty()) reference_ = state.positions;
   drift(system, state, dt_);
-  if (!constraints_.empty())
-    constraints_.constrain_positions(state.box, reference_, state.positions, &state.velocities, dt_,
-                                     &position_virial, 0.5 * dt_ * dt_);
-  forces.compute(system, state);
-  kick(system, state, forces, h);
-  if (!constraints_.empty())
-    constraints_.constrain_velocities(state.box, state.positions, state.velocities, &velocity_virial, h);
-  constraint_virial_ = (position_virial + velocity_virial) * 0.5;
+  finish_step(system, state, forces);
   if (thermostat_) thermostat_half(system, state, 1);
 }
 

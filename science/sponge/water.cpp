@@ -8,7 +8,7 @@
 #include <numbers>
 
 #include "engine/core/error.h"
-#include "engine/random/philox.h"
+#include "science/sponge/md_random.h"
 
 namespace spire::sponge {
 
@@ -33,11 +33,7 @@ struct Rotation {
 // A uniformly distributed rotation: a unit quaternion from four standard normals (isotropic in
 // four dimensions, so uniform on the 3-sphere, which covers SO(3) uniformly).
 Rotation random_rotation(uint64_t seed, uint64_t draw) {
-  philox::Block b0 = philox::block(seed, kWaterBoxStream, 2 * draw);
-  philox::Block b1 = philox::block(seed, kWaterBoxStream, 2 * draw + 1);
-  double w, x, y, z;
-  philox::box_muller(philox::unit_double_open0(b0[0], b0[1]), philox::unit_double(b0[2], b0[3]), w, x);
-  philox::box_muller(philox::unit_double_open0(b1[0], b1[1]), philox::unit_double(b1[2], b1[3]), y, z);
+  auto [w, x, y, z] = philox_normal4(seed, kWaterBoxStream, draw);
   double n = std::sqrt(w * w + x * x + y * y + z * z);
   w /= n, x /= n, y /= n, z /= n;
   return {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
@@ -52,31 +48,14 @@ double WaterModel::molar_mass() const { return mass_o + 2 * mass_h; }
 double WaterModel::dipole() const { return 2 * charge_h * r_oh * std::cos(0.5 * theta_hoh); }
 
 WaterModel WaterModel::spce() {
-  WaterModel m;
-  m.name = "spce";
-  m.charge_o = -0.8476;
-  m.charge_h = 0.4238;
-  m.sigma_o = 0.316557;
-  m.epsilon_o = 0.650194;
-  m.mass_o = 15.9994;
-  m.mass_h = 1.008;
-  m.r_oh = 0.1;
-  m.theta_hoh = 109.47 * kDegree;
-  return m;
+  return {.name = "spce", .charge_o = -0.8476, .charge_h = 0.4238, .sigma_o = 0.316557, .epsilon_o = 0.650194,
+          .mass_o = 15.9994, .mass_h = 1.008, .r_oh = 0.1, .theta_hoh = 109.47 * kDegree};
 }
 
 WaterModel WaterModel::tip3p() {
-  WaterModel m;
-  m.name = "tip3p";
-  m.charge_o = -0.834;
-  m.charge_h = 0.417;
-  m.sigma_o = 0.31507524065751241;
-  m.epsilon_o = 0.635968;
-  m.mass_o = 15.99943;
-  m.mass_h = 1.007947;
-  m.r_oh = 0.09572;
-  m.theta_hoh = 104.52 * kDegree;
-  return m;
+  return {.name = "tip3p", .charge_o = -0.834, .charge_h = 0.417, .sigma_o = 0.31507524065751241,
+          .epsilon_o = 0.635968, .mass_o = 15.99943, .mass_h = 1.007947, .r_oh = 0.09572,
+          .theta_hoh = 104.52 * kDegree};
 }
 
 WaterModel WaterModel::by_name(const std::string& name) {

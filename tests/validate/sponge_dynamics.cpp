@@ -41,17 +41,16 @@
 #include "science/sponge/velocities.h"
 #include "science/sponge/velocity_verlet.h"
 #include "science/sponge/water.h"
+#include "tests/validate/sponge_checks.h"
+#include "tests/validate/sponge_lammps_runner.h"
 
 using namespace spire::sponge;
 
 namespace {
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
-  if (!ok) ++failures;
-}
+using validate::check;
+using validate::failures;
+using validate::lmp;
 
 struct Stats {
   double mean = 0, error = 0, variance = 0, variance_error = 0;
@@ -164,11 +163,6 @@ void nve() {
 
 // ---- LAMMPS ----
 
-std::string lmp() {
-  const char* v = std::getenv("SPIRE_LMP");
-  return v && *v ? v : "lmp";
-}
-
 // Runs LAMMPS on in.lj at 5^3 cells with `fix` and returns the columns of the production run's
 // thermo lines (pe ke vol, per atom for pe and ke).
 std::vector<std::vector<double>> run_lammps(const std::string& dir, const std::string& name, const std::string& fix,
@@ -181,24 +175,12 @@ std::vector<std::vector<double>> run_lammps(const std::string& dir, const std::s
                     << fix << "\ntimestep 0.005\nthermo_style custom step pe ke vol\nthermo_modify norm yes\n"
                     << "thermo " << equilibrate << "\nrun " << equilibrate << "\nthermo 10\nrun " << production
                     << "\n";
-  const std::string cmd = lmp() + " -in " + in + " -log " + log + " -screen none";
-  if (std::system(cmd.c_str()) != 0) return {};
-  std::ifstream file(log);
-  std::string line;
+  if (!validate::run_lmp(dir, in, log)) return {};
+  const std::vector<validate::ThermoTable> tables = validate::read_thermo_log(log);
+  if (tables.size() < 2 || tables[1].rows.empty()) return {};
   std::vector<std::vector<double>> rows;
-  int block = 0;
-  while (std::getline(file, line)) {
-    if (line.rfind("   Step", 0) == 0 || line.rfind("Step", 0) == 0) {
-      ++block;
-      rows.clear();
-      continue;
-    }
-    if (block < 2) continue;
-    std::istringstream s(line);
-    double step, pe, ke, vol;
-    if (s >> step >> pe >> ke >> vol) rows.push_back({pe, ke, vol});
-  }
-  if (!rows.empty()) rows.erase(rows.begin());  // the run's starting step
+  for (size_t r = 1; r < tables[1].rows.size(); ++r)  // after the run's starting step
+    rows.push_back({tables[1].at(r, "PotEng"), tables[1].at(r, "KinEng"), tables[1].at(r, "Volume")});
   return rows;
 }
 

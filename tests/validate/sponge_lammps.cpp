@@ -28,22 +28,16 @@
 #include "science/sponge/force_field.h"
 #include "science/sponge/lattice.h"
 #include "science/sponge/lennard_jones.h"
+#include "tests/validate/sponge_checks.h"
+#include "tests/validate/sponge_lammps_runner.h"
 
 using namespace spire::sponge;
 
 namespace {
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
-  if (!ok) ++failures;
-}
-
-std::string lmp() {
-  const char* v = std::getenv("SPIRE_LMP");
-  return v && *v ? v : "lmp";
-}
+using validate::check;
+using validate::failures;
+using validate::lmp;
 
 // LAMMPS's thermo line at step 0, by column name, and the dumped atoms.
 struct Lammps {
@@ -58,28 +52,12 @@ Lammps run_lammps(const std::string& dir, const std::string& name, const std::st
   const std::string in = dir + "/" + name + ".in", dump = dir + "/" + name + ".dump";
   std::ofstream(in) << input << "write_dump all custom " << dump
                     << " id type x y z fx fy fz modify format float %.17g sort id\n";
-  const std::string cmd = "cd " + dir + " && OMP_NUM_THREADS=1 " + lmp() + " -in " + in + " -log none 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  std::vector<std::string> header;
-  char line[8192];
-  bool next_is_data = false;
-  while (std::fgets(line, sizeof line, p)) {
-    std::istringstream s(line);
-    if (next_is_data) {
-      for (const std::string& h : header) s >> out.thermo[h];
-      next_is_data = false;
-      continue;
-    }
-    std::string first;
-    s >> first;
-    if (first == "Step") {
-      header = {"Step"};
-      for (std::string h; s >> h;) header.push_back(h);
-      next_is_data = true;
-    }
-  }
-  if (pclose(p) != 0) return out;
+  const std::string log = dir + "/" + name + ".log";
+  if (!validate::run_lmp(dir, in, log)) return out;
+  const std::vector<validate::ThermoTable> tables = validate::read_thermo_log(log);
+  std::remove(log.c_str());
+  if (tables.empty() || tables[0].rows.empty()) return out;
+  for (size_t c = 0; c < tables[0].columns.size(); ++c) out.thermo[tables[0].columns[c]] = tables[0].rows[0][c];
   std::ifstream d(dump);
   std::string l;
   while (std::getline(d, l) && l.rfind("ITEM: ATOMS", 0) != 0) {

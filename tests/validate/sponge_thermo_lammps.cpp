@@ -26,6 +26,7 @@
 #include "science/sponge/thermo.h"
 #include "science/sponge/velocities.h"
 #include "science/sponge/velocity_verlet.h"
+#include "tests/validate/sponge_lammps_runner.h"
 
 using namespace spire::sponge;
 
@@ -60,28 +61,14 @@ Table run_lammps(const std::string& dir, const std::string& data) {
                        "thermo_style custom step temp epair etotal press vol\nthermo_modify format float %.10g\n"
                        "thermo "
                     << kEvery << "\nrun " << kSteps << "\n";
-  const std::string cmd = "lmp -in " + in + " -log " + log + " -screen none > /dev/null 2>&1";
-  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("`" + cmd + "` failed (is LAMMPS installed as lmp?)");
-  std::ifstream f(log);
+  if (!validate::run_lmp(dir, in, log))
+    throw std::runtime_error("`" + validate::lmp() + " -in " + in + "` failed (is LAMMPS installed as lmp?)");
+  const std::vector<validate::ThermoTable> tables = validate::read_thermo_log(log);
+  if (tables.empty()) throw std::runtime_error("no thermo table in " + log);
   Table t;
-  bool in_table = false;
-  for (std::string line; std::getline(f, line);) {
-    std::istringstream w(line);
-    std::string first;
-    w >> first;
-    if (first == "Step") {
-      in_table = true;
-      continue;
-    }
-    if (!in_table) continue;
-    char* end = nullptr;
-    const long step = std::strtol(first.c_str(), &end, 10);
-    if (first.empty() || *end) {
-      in_table = false;
-      continue;
-    }
-    auto& row = t[step];
-    for (const std::string& c : kColumns) w >> row[c];
+  for (size_t r = 0; r < tables[0].rows.size(); ++r) {
+    auto& row = t[long(tables[0].at(r, "Step"))];
+    for (const std::string& c : kColumns) row[c] = tables[0].at(r, c);
   }
   return t;
 }

@@ -17,6 +17,7 @@
 #include "science/sponge/force_field.h"
 #include "science/sponge/md_integrator.h"
 #include "science/sponge/md_random.h"
+#include "science/sponge/velocity_verlet.h"
 #include "science/sponge/system.h"
 
 namespace spire::sponge::testing {
@@ -315,6 +316,18 @@ inline void expect_conserved(MdIntegrator& integrator, LjFluid& f, int steps, co
   const double sh = std::sqrt(series_stats(h, 10).variance), se = std::sqrt(series_stats(e, 10).variance);
   std::printf("figure: %s conserved quantity std %.2e against energy std %.2e over %d steps\n", who, sh, se, steps);
   EXPECT_LT(sh, 0.01 * se) << who;
+}
+
+// What every thermostat test runs: LJ64 at T = 1 under velocity Verlet (dt 0.005) with `thermostat`,
+// 189 degrees of freedom; the kinetic energy over 8000 steps after 300 of equilibration is
+// returned, and then expect_conserved holds over 1000 more.
+inline std::vector<double> thermostatted_kinetic_series(ThermostatPtr thermostat, const char* who) {
+  LjFluid f;
+  VelocityVerlet vv(0.005, std::move(thermostat));
+  const std::vector<double> k = kinetic_series(vv, f, 300, 8000);
+  EXPECT_EQ(vv.degrees_of_freedom(), 189) << who;
+  expect_conserved(vv, f, 1000, who);
+  return k;
 }
 
 inline bool same_bits(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {

@@ -14,6 +14,7 @@
 #include "science/sponge/force_field.h"
 #include "science/sponge/integrator.h"
 #include "science/sponge/md_random.h"
+#include "science/sponge/simulation.h"
 
 namespace spire::sponge::testing {
 
@@ -118,6 +119,14 @@ inline Toy toy(const Units& units = Units::md(), bool periodic = true) {
   t.state.velocities = {{0.3, -0.2, 0.1}, {-1.1, 0.7, 0.4}, {0.05, 0.25, -0.3}, {0.9, -0.6, -1.2}};
   if (periodic) t.state.box = Box::orthorhombic(3.0, 3.2, 3.4);
   return t;
+}
+
+// Options of a Simulation that prints no progress lines, with the seed given.
+inline SimulationOptions quiet(uint64_t seed) {
+  SimulationOptions o;
+  o.progress_seconds = 0;
+  o.seed = seed;
+  return o;
 }
 
 }  // namespace spire::sponge::testing

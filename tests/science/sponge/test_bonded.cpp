@@ -11,19 +11,14 @@
 
 #include "engine/core/error.h"
 #include "science/sponge/bonded.h"
+#include "tests/science/sponge/support_forces.h"
 
 namespace spire::sponge {
 namespace {
 
 constexpr double kDeg = M_PI / 180;
 
-ForceResult evaluate(Force& force, const System& system, const State& state) {
-  ForceResult out;
-  out.reset(system.size());
-  force.check(system, state);
-  force.add(system, state, nullptr, out);
-  return out;
-}
+using testing::evaluate;
 
 System particles(int n) {
   System s;
@@ -123,17 +118,11 @@ TEST(Bonded, ForcesAreMinusTheGradient) {
   Molecules m = molecules(4);
   for (auto& term : all_terms(m)) {
     const ForceResult out = evaluate(*term, m.system, m.state);
-    const double h = 1e-6;
     Vec3 total{};
     for (int i = 0; i < m.system.size(); ++i) {
       total += out.forces[i];
       for (int a = 0; a < 3; ++a) {
-        State s = m.state;
-        s.positions[i][a] += h;
-        const double ep = evaluate(*term, m.system, s).energy();
-        s.positions[i][a] -= 2 * h;
-        const double em = evaluate(*term, m.system, s).energy();
-        const double fd = -(ep - em) / (2 * h);
+        const double fd = testing::fd_force(*term, m.system, m.state, i, a, 1e-6);
         EXPECT_NEAR(out.forces[i][a], fd, 1e-6 * (1 + std::fabs(fd))) << term->name() << " particle " << i;
       }
     }
@@ -147,30 +136,19 @@ TEST(Bonded, VirialIsTheBoxDerivative) {
   Molecules m = molecules(9);
   for (auto& term : all_terms(m)) {
     const ForceResult out = evaluate(*term, m.system, m.state);
-    const double h = 1e-6;
+    auto energy = [&](const State& s, const Mat3& mu) {
+      if (auto* r = dynamic_cast<PositionRestraints*>(term.get())) {
+        // References move with the box (refcoord-scaling = all).
+        std::vector<PositionRestraint> moved = r->restraints();
+        for (auto& p : moved) p.reference = testing::strained(mu, p.reference);
+        PositionRestraints scaled(moved);
+        return evaluate(scaled, m.system, s).energy();
+      }
+      return evaluate(*term, m.system, s).energy();
+    };
     for (int a = 0; a < 3; ++a)
       for (int b = a; b < 3; ++b) {
-        auto deformed = [&](double e) {
-          Mat3 mu = Mat3::identity();
-          mu(a, b) += e;
-          auto strain = [&](const Vec3& x) {
-            Vec3 y;
-            for (int k = 0; k < 3; ++k) y[k] = mu(k, 0) * x.x + mu(k, 1) * x.y + mu(k, 2) * x.z;
-            return y;
-          };
-          State s = m.state;
-          s.box = m.state.box.scaled(mu);
-          for (Vec3& p : s.positions) p = strain(p);
-          if (auto* r = dynamic_cast<PositionRestraints*>(term.get())) {
-            // References move with the box (refcoord-scaling = all).
-            std::vector<PositionRestraint> moved = r->restraints();
-            for (auto& p : moved) p.reference = strain(p.reference);
-            PositionRestraints scaled(moved);
-            return evaluate(scaled, m.system, s).energy();
-          }
-          return evaluate(*term, m.system, s).energy();
-        };
-        const double fd = -(deformed(h) - deformed(-h)) / (2 * h);
+        const double fd = testing::fd_virial(m.state, a, b, 1e-6, energy);
         EXPECT_NEAR(out.virial(b, a), fd, 1e-6 * (1 + std::fabs(fd))) << term->name() << " " << a << b;
         EXPECT_NEAR(out.virial(a, b), out.virial(b, a), 1e-8 * (1 + std::fabs(fd))) << term->name();
       }

@@ -10,10 +10,12 @@
 
 #include "engine/core/error.h"
 #include "science/sponge/box.h"
+#include "tests/science/sponge/support_errors.h"
 
 namespace spire::sponge {
 namespace {
 
+using testing::message_of;
 // A random reduced triclinic box (tilts up to the bounds).
 Box random_box(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> edge(1.0, 3.0), tilt(-0.5, 0.5);
@@ -59,15 +61,6 @@ Vec3 reciprocal_widths(const Box& box) {
   Vec3 w;
   for (int k = 0; k < 3; ++k) w[k] = 1 / std::sqrt(h[k][3] * h[k][3] + h[k][4] * h[k][4] + h[k][5] * h[k][5]);
   return w;
-}
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (const ValueError& e) {
-    return e.what();
-  }
-  return "(no ValueError)";
 }
 
 TEST(Box, NonPeriodic) {

@@ -19,43 +19,24 @@
 #include "science/sponge/monte_carlo_barostat.h"
 #include "science/sponge/velocities.h"
 #include "science/sponge/thermo.h"
+#include "tests/science/sponge/support_hdf5_read.h"
 #include "tests/science/sponge/support_io_doubles.h"
+#include "tests/science/sponge/support_temp_dir.h"
 
 namespace spire::sponge {
 namespace {
 
+using testing::quiet;
+using testing::read_all;
 using data::Hdf5Id;
 using testing::NoisyVerlet;
 using testing::Toy;
 using testing::toy;
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            (std::string("sponge_io_checkpoint_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (auto& e : std::filesystem::directory_iterator(path_)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::filesystem::path path_;
+// A scratch directory named after the test.
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("sponge_io_checkpoint_") {}
 };
-
-SimulationOptions quiet(uint64_t seed = 21) {
-  SimulationOptions o;
-  o.progress_seconds = 0;
-  o.seed = seed;
-  return o;
-}
 
 std::shared_ptr<NoisyVerlet> integrator(double dt = 0.002, uint64_t seed = 21) {
   return std::make_shared<NoisyVerlet>(dt, 5.0, 2.5, seed);
@@ -97,7 +78,7 @@ TEST(SpongeCheckpoint, AFailedWriteLeavesThePreviousCheckpoint) {
   TempDir dir;
   Toy t = toy();
   const std::string path = dir.file("run.chk");
-  Simulation sim(t.system, t.state, t.forces(), integrator(), quiet());
+  Simulation sim(t.system, t.state, t.forces(), integrator(), quiet(21));
   sim.run(3);
   sim.save_checkpoint(path);
   // An integrator whose state cannot be written (an empty key) makes the next write fail midway.
@@ -114,29 +95,9 @@ TEST(SpongeCheckpoint, AFailedWriteLeavesThePreviousCheckpoint) {
   EXPECT_THROW(sim.save_checkpoint(dir.file("no/such/dir/run.chk")), IOError);
 }
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-struct Dataset {
-  std::vector<hsize_t> dims;
-  std::vector<double> v;
-  friend bool operator==(const Dataset&, const Dataset&) = default;
-};
-
-Dataset read_dataset(const std::string& path, const std::string& name) {
+testing::DoubleArray read_dataset(const std::string& path, const std::string& name) {
   Hdf5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  Hdf5Id ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-  Hdf5Id space(H5Dget_space(ds), H5Sclose);
-  Dataset d;
-  d.dims.resize(size_t(H5Sget_simple_extent_ndims(space)));
-  H5Sget_simple_extent_dims(space, d.dims.data(), nullptr);
-  hsize_t n = 1;
-  for (hsize_t x : d.dims) n *= x;
-  d.v.resize(n);
-  if (n) H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, d.v.data());
-  return d;
+  return testing::read_doubles(file, name);
 }
 
 // Adds a thermo CSV, an H5MD trajectory and a checkpoint writer to `sim`, in `dir` under `tag`.
@@ -156,20 +117,20 @@ TEST(SpongeCheckpoint, RestartIsBitForBitWithTheSameFiles) {
   Toy t = toy();
   const int64_t n = 20;
 
-  Simulation whole(t.system, t.state, t.forces(), integrator(), quiet());
+  Simulation whole(t.system, t.state, t.forces(), integrator(), quiet(21));
   add_outputs(whole, dir, "whole", 1000);
   whole.run(2 * n);
 
   // The restarted run: checkpoints every 10 steps; it goes on to step 27 (its files then hold frames
   // and rows up to 27) and the checkpoint of step 20 is restored into a fresh Simulation, run to 2N.
   {
-    Simulation first(t.system, t.state, t.forces(), integrator(), quiet());
+    Simulation first(t.system, t.state, t.forces(), integrator(), quiet(21));
     add_outputs(first, dir, "split", 10);
     first.run(n);
     std::filesystem::copy_file(dir.file("split.chk"), dir.file("at20.chk"));
     first.run(7);
   }
-  Simulation second(t.system, State{t.state.positions, {}, t.state.box, 0, 0}, t.forces(), integrator(), quiet());
+  Simulation second(t.system, State{t.state.positions, {}, t.state.box, 0, 0}, t.forces(), integrator(), quiet(21));
   add_outputs(second, dir, "split", 10);
   second.restore(dir.file("at20.chk"));
   EXPECT_EQ(second.state().step, n);
@@ -237,7 +198,7 @@ TEST(SpongeCheckpoint, RestoreIntoAnotherRunNamesTheDifference) {
   Toy t = toy();
   const std::string path = dir.file("run.chk");
   {
-    Simulation sim(t.system, t.state, t.forces(), integrator(), quiet());
+    Simulation sim(t.system, t.state, t.forces(), integrator(), quiet(21));
     sim.run(2);
     sim.save_checkpoint(path);
   }

@@ -12,52 +12,29 @@
 #include "engine/core/error.h"
 #include "engine/data/hdf5_util.h"
 #include "science/sponge/h5md.h"
+#include "tests/science/sponge/support_hdf5_read.h"
 #include "tests/science/sponge/support_io_doubles.h"
+#include "tests/science/sponge/support_temp_dir.h"
 
 namespace spire::sponge {
 namespace {
 
+using testing::quiet;
 using data::Hdf5Id;
 using testing::NoisyVerlet;
 using testing::Toy;
 using testing::toy;
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            (std::string("sponge_io_h5md_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
+// A scratch directory named after the test.
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("sponge_io_h5md_") {}
 };
 
 // --- Reading with the C API ---
 
-struct Array {
-  std::vector<hsize_t> dims;
-  std::vector<double> v;
-};
+using Array = testing::DoubleArray;
 
-Array read(hid_t file, const std::string& path) {
-  Hdf5Id ds(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose);
-  EXPECT_GE(ds.id, 0) << path;
-  Array a;
-  if (ds.id < 0) return a;
-  Hdf5Id space(H5Dget_space(ds), H5Sclose);
-  a.dims.resize(size_t(H5Sget_simple_extent_ndims(space)));
-  H5Sget_simple_extent_dims(space, a.dims.data(), nullptr);
-  hsize_t n = 1;
-  for (hsize_t d : a.dims) n *= d;
-  a.v.resize(n);
-  if (n) H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.v.data());
-  return a;
-}
+Array read(hid_t file, const std::string& path) { return testing::read_doubles(file, path); }
 
 std::string text_attr(hid_t file, const std::string& object, const char* name) {
   Hdf5Id obj(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
@@ -254,13 +231,6 @@ TEST(SpongeH5md, ReducedUnitsTriclinicAndOpenBoxes) {
   EXPECT_FALSE(H5Lexists(file, "observables/pressure", H5P_DEFAULT) > 0);
 }
 
-SimulationOptions quiet() {
-  SimulationOptions o;
-  o.progress_seconds = 0;
-  o.seed = 11;
-  return o;
-}
-
 TEST(SpongeH5md, AppendsAfterCloseAndResumeDropsFramesAfterTheRestartStep) {
   TempDir dir;
   Toy t = toy();
@@ -281,7 +251,7 @@ TEST(SpongeH5md, AppendsAfterCloseAndResumeDropsFramesAfterTheRestartStep) {
     const hsize_t dims[3] = {7, 4, 3};
     H5Dset_extent(ds, dims);
   }
-  Simulation sim(t.system, fr[3].state, t.forces(), std::make_shared<NoisyVerlet>(0.002, 1.0, 2.5, 11), quiet());
+  Simulation sim(t.system, fr[3].state, t.forces(), std::make_shared<NoisyVerlet>(0.002, 1.0, 2.5, 11), quiet(11));
   sim.prepare();
   H5mdWriter w(o);
   EXPECT_TRUE(w.resume(sim, 6));  // frame of step 6 kept
@@ -308,7 +278,7 @@ TEST(SpongeH5md, RefusesToAppendAnotherSystemsFrames) {
   three.mass.pop_back(), three.charge.pop_back(), three.type.pop_back();
   State st = t.state;
   st.positions.pop_back(), st.velocities.pop_back();
-  Simulation sim(three, st, ForceField(), std::make_shared<NoisyVerlet>(0.002, 1.0, 2.5, 11), quiet());
+  Simulation sim(three, st, ForceField(), std::make_shared<NoisyVerlet>(0.002, 1.0, 2.5, 11), quiet(11));
   sim.prepare();
   try {
     H5mdWriter(o).resume(sim, 0);
@@ -337,7 +307,7 @@ TEST(SpongeH5md, WritesSamplesForPeerReaders) {
     o.path = (where / (std::string("sponge_") + kind + ".h5")).string();
     o.force = true;
     {
-      Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.002, 1.0, 2.5, 11), quiet());
+      Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.002, 1.0, 2.5, 11), quiet(11));
       sim.add_reporter(std::make_shared<H5mdWriter>(o), 5);
       sim.run(20);
     }

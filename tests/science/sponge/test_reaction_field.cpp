@@ -4,49 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
+#include <optional>
 
 #include "engine/core/error.h"
 #include "science/sponge/reaction_field.h"
+#include "tests/science/sponge/support_charges.h"
+#include "tests/science/sponge/support_forces.h"
 
 namespace spire::sponge {
 namespace {
 
-struct Random {
-  System system;
-  State state;
-};
-
-enum class Shape { None, Orthorhombic, Triclinic };
-
-Random random_charges(int n, Shape shape, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1), qd(-1, 1);
-  Random r;
-  for (int i = 0; i < n; ++i) r.system.add_particle(1.0, qd(rng), "X");
-  if (shape == Shape::Orthorhombic) r.state.box = Box::orthorhombic(2.2, 2.0, 2.1);
-  if (shape == Shape::Triclinic) r.state.box = Box::triclinic({2.2, 0, 0}, {0.5, 2.0, 0}, {-0.4, 0.6, 2.1});
-  for (int i = 0; i < n; ++i)
-    r.state.positions.push_back(shape == Shape::None ? Vec3{2.2 * u(rng), 2.0 * u(rng), 2.1 * u(rng)}
-                                                     : r.state.box.from_fractional({u(rng), u(rng), u(rng)}));
-  for (int c = 0; c < 2; ++c)
-    for (int k = 1; k < 4; ++k) {
-      const int i = 4 * c + k;
-      Vec3 step{u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5};
-      r.state.positions[size_t(i)] = r.state.positions[size_t(i - 1)] + step * (0.15 / norm(step));
-      r.system.topology.bonds.push_back({i - 1, i, 0.15, 1000.0});
-    }
-  r.system.topology.exclude_bonded(0.8333, 0.5);
-  return r;
-}
-
-ForceResult evaluate(Force& force, const System& system, const State& state) {
-  ForceResult out;
-  out.reset(system.size());
-  force.check(system, state);
-  force.add(system, state, nullptr, out);
-  return out;
-}
+using testing::Cell;
+using testing::evaluate;
+using testing::random_charges;
 
 TEST(ReactionField, ConstantsAsOpenMM) {
   ReactionFieldCoulomb rf({.cutoff = 1.2, .epsilon_solvent = 78.3});
@@ -62,8 +32,8 @@ TEST(ReactionField, ConstantsAsOpenMM) {
 }
 
 TEST(ReactionField, MatchesBruteForce) {
-  for (Shape shape : {Shape::None, Shape::Orthorhombic, Shape::Triclinic}) {
-    Random r = random_charges(60, shape, 7 + int(shape));
+  for (Cell cell : {Cell::none, Cell::orthorhombic, Cell::triclinic}) {
+    const testing::Charges r = random_charges(60, cell, std::nullopt, 7 + int(cell));
     const double rc = 0.9;
     ReactionFieldCoulomb rf({.cutoff = rc, .epsilon_solvent = 78.3});
     const ForceResult out = evaluate(rf, r.system, r.state);
@@ -97,52 +67,26 @@ TEST(ReactionField, MatchesBruteForce) {
 }
 
 TEST(ReactionField, ForcesAreMinusTheGradient) {
-  Random r = random_charges(40, Shape::Orthorhombic, 13);
+  const testing::Charges r = random_charges(40, Cell::orthorhombic, std::nullopt, 13);
   ReactionFieldCoulomb rf({.cutoff = 0.9});
   const ForceResult out = evaluate(rf, r.system, r.state);
-  const double h = 1e-6;
   for (int i = 0; i < 40; i += 3)
     for (int a = 0; a < 3; ++a) {
-      State s = r.state;
-      s.positions[size_t(i)][a] += h;
-      const double ep = evaluate(rf, r.system, s).energy();
-      s.positions[size_t(i)][a] -= 2 * h;
-      const double em = evaluate(rf, r.system, s).energy();
-      const double fd = -(ep - em) / (2 * h);
+      const double fd = testing::fd_force(rf, r.system, r.state, i, a, 1e-6);
       EXPECT_NEAR(out.forces[size_t(i)][a], fd, 1e-6 * (1 + std::fabs(fd))) << "particle " << i;
     }
 }
 
 TEST(ReactionField, VirialIsTheBoxDerivative) {
-  Random r = random_charges(40, Shape::Triclinic, 3);
+  const testing::Charges r = random_charges(40, Cell::triclinic, std::nullopt, 3);
   ReactionFieldCoulomb rf({.cutoff = 0.9});
-  const ForceResult out = evaluate(rf, r.system, r.state);
-  const double h = 1e-7;
-  for (int a = 0; a < 3; ++a)
-    for (int b = a; b < 3; ++b) {
-      auto deformed = [&](double e) {
-        Mat3 mu = Mat3::identity();
-        mu(a, b) += e;
-        State s = r.state;
-        s.box = r.state.box.scaled(mu);
-        for (Vec3& p : s.positions) {
-          const Vec3 x = p;
-          for (int k = 0; k < 3; ++k) p[k] = mu(k, 0) * x.x + mu(k, 1) * x.y + mu(k, 2) * x.z;
-        }
-        ForceResult o;
-        o.reset(40);
-        rf.add(r.system, s, nullptr, o);
-        return o.energy();
-      };
-      const double fd = -(deformed(h) - deformed(-h)) / (2 * h);
-      EXPECT_NEAR(out.virial(b, a), fd, 1e-6 * std::fabs(out.virial.trace()) + 1e-6) << a << b;
-    }
+  testing::expect_virial_is_box_derivative(rf, r.system, r.state, 1e-7, 1e-6);
 }
 
 TEST(ReactionField, BadInputIsRefused) {
   EXPECT_THROW(ReactionFieldCoulomb({.cutoff = 1, .epsilon_solvent = 0.5}), ValueError);
   EXPECT_THROW(ReactionFieldCoulomb({.cutoff = 0}), ValueError);
-  Random r = random_charges(10, Shape::Orthorhombic, 1);
+  testing::Charges r = random_charges(10, Cell::orthorhombic, std::nullopt, 1);
   r.system.charge.pop_back();
   ReactionFieldCoulomb rf;
   EXPECT_THROW(rf.check(r.system, r.state), ValueError);

@@ -12,6 +12,7 @@
 namespace spire::sponge {
 namespace {
 
+using testing::quiet;
 using testing::NoisyVerlet;
 using testing::toy;
 
@@ -129,16 +130,9 @@ class Recorder : public Reporter {
   double max_force_error = 0;
 };
 
-SimulationOptions quiet() {
-  SimulationOptions o;
-  o.progress_seconds = 0;
-  o.seed = 7;
-  return o;
-}
-
 TEST(SpongeSimulation, ReportsAtMultiplesOfTheIntervalOnceEach) {
   auto t = toy();
-  Simulation one(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), quiet());
+  Simulation one(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), quiet(7));
   auto a = std::make_shared<Recorder>();
   auto b = std::make_shared<Recorder>();
   one.add_reporter(a, 3);
@@ -155,7 +149,7 @@ TEST(SpongeSimulation, ReportsAtMultiplesOfTheIntervalOnceEach) {
   EXPECT_EQ(a->max_force_error, 0);  // forces at every report are those of the state reported
 
   // The same steps in one run: same bits as two runs.
-  Simulation whole(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), quiet());
+  Simulation whole(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), quiet(7));
   whole.run(10);
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(whole.state().positions[i], one.state().positions[i]);
@@ -165,7 +159,7 @@ TEST(SpongeSimulation, ReportsAtMultiplesOfTheIntervalOnceEach) {
 
 TEST(SpongeSimulation, RunUntilRoundsToTheNearestWholeStep) {
   auto t = toy();
-  Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.002, 1.0, 2.5, 7), quiet());
+  Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.002, 1.0, 2.5, 7), quiet(7));
   sim.run_until(0.01);  // 0.01 / 0.002 = 4.999999999999999 in doubles
   EXPECT_EQ(sim.state().step, 5);
   sim.run_until(0.0131);  // 1.55 steps more: up to 2
@@ -176,7 +170,7 @@ TEST(SpongeSimulation, RunUntilRoundsToTheNearestWholeStep) {
 
 TEST(SpongeSimulation, CallbackChangesAreSeenByReportersAndTheNextStep) {
   auto t = toy();
-  Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 0.0, 0.0, 7), quiet());
+  Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 0.0, 0.0, 7), quiet(7));
   auto rec = std::make_shared<Recorder>();
   sim.add_reporter(rec, 1);
   int calls = 0;
@@ -202,7 +196,7 @@ TEST(SpongeSimulation, ProgressLinesShowSpeedInTheSystemsUnits) {
   for (const Units& u : {Units::md(), Units::lj()}) {
     auto t = toy(u);
     std::ostringstream out;
-    SimulationOptions o = quiet();
+    SimulationOptions o = quiet(7);
     o.progress = &out;
     o.progress_seconds = 1e-12;  // a line after every step
     Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), o);
@@ -222,12 +216,12 @@ TEST(SpongeSimulation, BadInputIsNamed) {
   State short_state = t.state;
   short_state.positions.pop_back();
   try {
-    Simulation sim(t.system, short_state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), quiet());
+    Simulation sim(t.system, short_state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), quiet(7));
     FAIL();
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("3 positions for a system of 4"), std::string::npos) << e.what();
   }
-  Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), quiet());
+  Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 7), quiet(7));
   EXPECT_THROW(sim.add_reporter(std::make_shared<Recorder>(), 0), ValueError);
   EXPECT_THROW(sim.run(-1), ValueError);
   EXPECT_THROW(sim.observables(), ValueError);  // before any force evaluation

@@ -11,25 +11,18 @@
 #include "engine/core/error.h"
 #include "science/sponge/force.h"
 #include "science/sponge/system.h"
+#include "tests/science/sponge/support_errors.h"
 
 namespace spire::sponge {
 namespace {
 
+using testing::message_of;
 using Pairs = std::vector<std::pair<int, int>>;
 
 Pairs pairs14_of(const Topology& t) {
   Pairs p;
   for (const Pair14& q : t.pairs14) p.emplace_back(q.i, q.j);
   return p;
-}
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (const ValueError& e) {
-    return e.what();
-  }
-  return "(no ValueError)";
 }
 
 TEST(Topology, ChainExclusionsAndPairs) {

@@ -10,10 +10,13 @@
 #include "engine/core/error.h"
 #include "science/sponge/thermo.h"
 #include "tests/science/sponge/support_io_doubles.h"
+#include "tests/science/sponge/support_temp_dir.h"
 
 namespace spire::sponge {
 namespace {
 
+using testing::quiet;
+using testing::read_all;
 using testing::NoisyVerlet;
 using testing::Toy;
 using testing::toy;
@@ -112,33 +115,10 @@ TEST(SpongeThermo, EnergiesPerParticleInLjUnitsAsLammps) {
   EXPECT_EQ(v[1], w[1]);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("sponge_io_thermo_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
+// A scratch directory named after the test.
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("sponge_io_thermo_") {}
 };
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-SimulationOptions quiet() {
-  SimulationOptions o;
-  o.progress_seconds = 0;
-  o.seed = 3;
-  return o;
-}
 
 TEST(SpongeThermo, CsvHoldsFullPrecisionAndResumesAfterTheRestartStep) {
   TempDir dir;
@@ -147,7 +127,7 @@ TEST(SpongeThermo, CsvHoldsFullPrecisionAndResumesAfterTheRestartStep) {
   ThermoOptions opts;
   opts.csv_path = csv;
   {
-    Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 3), quiet());
+    Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 3), quiet(3));
     sim.add_reporter(std::make_shared<ThermoLog>(nullptr, opts), 2);
     sim.run(10);
     // Full precision: the last row's TotEng reads back as the very double.
@@ -163,7 +143,7 @@ TEST(SpongeThermo, CsvHoldsFullPrecisionAndResumesAfterTheRestartStep) {
   }
   // A run killed after step 10 leaves a cut line; a restart from step 6 keeps rows 0..6.
   { std::ofstream(csv, std::ios::app) << "12,1.5,2."; }
-  Simulation again(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 3), quiet());
+  Simulation again(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 3), quiet(3));
   again.modify_state().step = 6;
   again.prepare();
   ThermoLog log(nullptr, opts);
@@ -180,7 +160,7 @@ TEST(SpongeThermo, ResumeRefusesAnotherRunsColumns) {
   const std::string csv = dir.file("other.csv");
   { std::ofstream(csv) << "Step,Temp,E_pair\n0,1,2\n"; }
   Toy t = toy();
-  Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 3), quiet());
+  Simulation sim(t.system, t.state, t.forces(), std::make_shared<NoisyVerlet>(0.001, 1.0, 2.5, 3), quiet(3));
   sim.prepare();
   ThermoOptions opts;
   opts.csv_path = csv;

@@ -64,7 +64,10 @@ const Glyph kFont[] = {
     {'+', {0, 4, 4, 31, 4, 4, 0}},       {'e', {0, 0, 14, 17, 31, 16, 14}},  {'x', {0, 0, 17, 10, 4, 10, 17}},
     {'t', {8, 8, 28, 8, 8, 9, 6}},       {'y', {0, 0, 17, 17, 15, 1, 14}},   {'=', {0, 0, 31, 0, 31, 0, 0}},
     {'n', {0, 0, 22, 25, 17, 17, 17}},   {'a', {0, 0, 14, 1, 15, 17, 15}},   {'i', {4, 0, 12, 4, 4, 4, 14}},
-    {'f', {6, 9, 8, 28, 8, 8, 8}},
+    {'f', {6, 9, 8, 28, 8, 8, 8}},       {'T', {31, 4, 4, 4, 4, 4, 4}},      {'E', {31, 16, 16, 30, 16, 16, 31}},
+    {'P', {30, 17, 17, 30, 16, 16, 16}}, {'S', {15, 16, 16, 14, 1, 1, 30}},  {'m', {0, 0, 26, 21, 21, 21, 21}},
+    {'p', {0, 0, 30, 17, 30, 16, 16}},   {'r', {0, 0, 22, 25, 16, 16, 16}},  {'o', {0, 0, 14, 17, 17, 17, 14}},
+    {'g', {0, 0, 15, 17, 15, 1, 14}},    {'s', {0, 0, 15, 16, 14, 1, 30}},   {'_', {0, 0, 0, 0, 0, 0, 31}},
 };
 constexpr int kCharWidth = 6;  // 5 columns and a space
 
@@ -148,6 +151,31 @@ std::pair<int, int> area(const Solution& s, const PlotOptions& o) {
     if (h <= 0) h = 320;
   }
   return {w, h};
+}
+
+// A line from (x0, y0) to (x1, y1), two pixels thick (Bresenham).
+void draw_line(Image& im, int x0, int y0, int x1, int y1, Rgb c) {
+  const int dx = std::abs(x1 - x0), sx = x0 < x1 ? 1 : -1, dy = -std::abs(y1 - y0), sy = y0 < y1 ? 1 : -1;
+  for (int err = dx + dy;;) {
+    im.set(x0, y0, c), im.set(x0, y0 + 1, c);
+    if (x0 == x1 && y0 == y1) break;
+    const int e2 = 2 * err;
+    if (e2 >= dy) err += dy, x0 += sx;
+    if (e2 <= dx) err += dx, y0 += sy;
+  }
+}
+
+// The finite range of v, widened around a constant.
+std::pair<double, double> finite_range(const std::vector<double>& v) {
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  for (double x : v)
+    if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+  if (!(lo <= hi)) return {0, 1};  // nothing finite
+  if (hi - lo < 1e-300 + 1e-12 * std::abs(hi)) {
+    const double pad = std::max(1e-12, 0.5 * std::abs(hi));
+    lo -= pad, hi += pad;
+  }
+  return {lo, hi};
 }
 
 // setjmp-based error handling of libpng: nothing with a destructor lives in this function.
@@ -242,6 +270,52 @@ void plot_solution(const Solution& s, int field, const std::string& png, const P
 
   data::write_atomically(png, "pde plot", [&](const std::string& tmp) {
     SPIRE_CHECK(write_png(tmp.c_str(), im), IOError, "pde plot: cannot write the PNG file ", png);
+  });
+}
+
+void plot_series(const std::vector<double>& x, const std::string& x_name, const std::vector<Series>& series,
+                 const std::string& png, const PlotOptions& options) {
+  SPIRE_CHECK(!series.empty(), ValueError, "plot_series: no series to draw");
+  SPIRE_CHECK(x.size() >= 2, ValueError, "plot_series: ", x.size(), " points; a line needs at least 2");
+  for (const Series& s : series)
+    SPIRE_CHECK(s.values.size() == x.size(), ValueError, "plot_series: series ", s.name, " has ", s.values.size(),
+                " values for ", x.size(), " points of ", x_name);
+  constexpr int left = 64, right = 12, top = 14, gap = 16, bottom = 28;  // names in the space above each panel
+  const int w = options.width > 0 ? options.width : 512, h = options.height > 0 ? options.height : 96;
+  const int panels = int(series.size());
+  Image im(left + w + right, top + panels * h + (panels - 1) * gap + bottom);
+  const auto [x0, x1] = finite_range(x);
+  for (int p = 0; p < panels; ++p) {
+    const Series& s = series[size_t(p)];
+    const int y_top = top + p * (h + gap);
+    const auto [lo, hi] = finite_range(s.values);
+    const Rgb colour = viridis(panels > 1 ? 0.6 * p / (panels - 1) : 0.3);
+    // Points inset by 3 pixels from the frame; a point that is not finite ends the line there.
+    auto px = [&, x0 = x0, x1 = x1](double v) { return left + int(std::lround((v - x0) / (x1 - x0) * (w - 1))); };
+    auto py = [&, lo = lo, hi = hi](double v) { return y_top + 3 + int(std::lround((hi - v) / (hi - lo) * (h - 8))); };
+    bool have = false;
+    int last_x = 0, last_y = 0;
+    for (size_t k = 0; k < x.size(); ++k) {
+      if (!std::isfinite(x[k]) || !std::isfinite(s.values[k])) {
+        have = false;
+        continue;
+      }
+      const int cx = px(x[k]), cy = py(s.values[k]);
+      if (have) draw_line(im, last_x, last_y, cx, cy, colour);
+      else im.set(cx, cy, colour), im.set(cx, cy + 1, colour);
+      have = true, last_x = cx, last_y = cy;
+    }
+    im.frame(left - 1, y_top - 1, left + w, y_top + h);
+    im.text(left, y_top - 11, s.name);
+    im.text(left - 6 - text_width(label(hi)), y_top + 1, label(hi));
+    im.text(left - 6 - text_width(label(lo)), y_top + h - 8, label(lo));
+  }
+  const int below = top + panels * h + (panels - 1) * gap + 6;
+  im.text(left, below, label(x0));
+  im.text(left + w - text_width(label(x1)), below, label(x1));
+  im.text(left + w / 2 - text_width(x_name) / 2, below + 10, x_name);
+  data::write_atomically(png, "plot_series", [&](const std::string& tmp) {
+    SPIRE_CHECK(write_png(tmp.c_str(), im), IOError, "plot_series: cannot write the PNG file ", png);
   });
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "science/flow/solver.h"
 
@@ -29,5 +30,18 @@ void plot_solution(const Solution& solution, int field, const std::string& png, 
 // first), `sample` by index. ValueError naming the fields or the sample count when they do not exist.
 void plot_file(const std::string& h5, const std::string& png, const std::string& field = "", long sample = 0,
                const PlotOptions& options = {});
+
+// Line plots of quantities against one x (the thermo log of `make demo`'s MD step): one panel per
+// series, stacked top to bottom over the shared x axis, each with its name above it and its
+// vertical range written at its ends; the x range is written under the last panel. Same font and
+// PNG writing as the pictures above; points that are not finite break the line. options.width and
+// height are one panel's plot area (default 512 x 96). ValueError when there is no series, a series'
+// length differs from x's, or x has fewer than two points.
+struct Series {
+  std::string name;
+  std::vector<double> values;  // one per x
+};
+void plot_series(const std::vector<double>& x, const std::string& x_name, const std::vector<Series>& series,
+                 const std::string& png, const PlotOptions& options = {});
 
 }  // namespace spire::flow

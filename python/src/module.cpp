@@ -27,4 +27,5 @@ PYBIND11_MODULE(_C, m) {
   bind_data_parallel(m);
   bind_rl(m);
   bind_flow(m);
+  bind_sponge(m);
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/autodiff/mode.h"
+#include "engine/backends/cuda/nccl_api.h"
 #include "engine/backends/cuda/runtime.h"
 #include "engine/backends/cuda/stream.h"
 #include "engine/ops/elementwise.h"
@@ -88,9 +89,9 @@ void copy_on_stream(const Tensor& src, const Tensor& dst, cudaStream_t stream) {
 // between them can deadlock). A call that throws inside still closes the group.
 class GroupScope {
  public:
-  GroupScope() : exceptions_(std::uncaught_exceptions()) { nccl_check(ncclGroupStart(), "ncclGroupStart"); }
+  GroupScope() : exceptions_(std::uncaught_exceptions()) { nccl_check(nccl().GroupStart(), "ncclGroupStart"); }
   ~GroupScope() noexcept(false) {
-    ncclResult_t rc = ncclGroupEnd();
+    ncclResult_t rc = nccl().GroupEnd();
     if (std::uncaught_exceptions() == exceptions_) nccl_check(rc, "ncclGroupEnd");
   }
 
@@ -167,10 +168,11 @@ std::shared_ptr<NcclCommunicator> NcclCommunicator::bootstrap(parallel::Communic
   SPIRE_CHECK(err == cudaSuccess && device.index < count, DeviceError, "nccl: no ", device.str(), " on this machine (",
               err == cudaSuccess ? detail::cat(count, " CUDA devices") : std::string(cudaGetErrorString(err)),
               "), so no NCCL communicator can be made for it");
+  nccl();  // loaded (or refused, naming why) on every rank before the collective broadcast below
   // Rank 0's unique id, sent to every rank over the CPU communicator (16 int64 carry its 128 bytes).
   static_assert(sizeof(ncclUniqueId) % sizeof(int64_t) == 0);
   ncclUniqueId unique{};
-  if (over.rank() == 0) nccl_check(ncclGetUniqueId(&unique), "ncclGetUniqueId");
+  if (over.rank() == 0) nccl_check(nccl().GetUniqueId(&unique), "ncclGetUniqueId");
   Tensor wire_id = zeros({int64_t(sizeof unique / sizeof(int64_t))}, DType::Int64, kCPU);
   std::memcpy(wire_id.raw_data(), &unique, sizeof unique);
   over.broadcast(wire_id, 0);
@@ -181,7 +183,7 @@ std::shared_ptr<NcclCommunicator> NcclCommunicator::bootstrap(parallel::Communic
   handle->rank = over.rank();
   handle->size = over.size();
   ScopedDevice on(device.index);
-  nccl_check(ncclCommInitRank(&handle->comm, over.size(), unique, over.rank()),
+  nccl_check(nccl().CommInitRank(&handle->comm, over.size(), unique, over.rank()),
              "ncclCommInitRank (every rank needs a GPU of its own: device cuda:local_rank() on each node)");
   return adopt(std::move(handle));
 }
@@ -199,11 +201,11 @@ void NcclCommunicator::native_reduce(const Tensor& in, Tensor& out, ReduceOp op,
   const DType t = in.dtype();
   cudaStream_t stream = current_stream();
   if (gather)
-    nccl_check(ncclAllReduce(in.raw_data(), out.raw_data(), wire_count(t, in.numel()), wire(t).type,
+    nccl_check(nccl().AllReduce(in.raw_data(), out.raw_data(), wire_count(t, in.numel()), wire(t).type,
                              native_op(t, op), comm(), stream),
                call, comm());
   else
-    nccl_check(ncclReduceScatter(in.raw_data(), out.raw_data(), wire_count(t, out.numel()), wire(t).type,
+    nccl_check(nccl().ReduceScatter(in.raw_data(), out.raw_data(), wire_count(t, out.numel()), wire(t).type,
                                  native_op(t, op), comm(), stream),
                call, comm());
   watch(handle_, call, stream);
@@ -221,8 +223,8 @@ void NcclCommunicator::ordered_reduce(const Tensor& in, Tensor& out, ReduceOp op
     GroupScope group;
     for (int j = 0; j < n; ++j) {
       if (j == r) continue;
-      nccl_check(ncclSend(bytes_at(in, c.displ[j]), wire_count(t, c.count[j]), w.type, j, comm(), stream), call, comm());
-      nccl_check(ncclRecv(bytes_at(slots, int64_t(j) * mine), wire_count(t, mine), w.type, j, comm(), stream), call,
+      nccl_check(nccl().Send(bytes_at(in, c.displ[j]), wire_count(t, c.count[j]), w.type, j, comm(), stream), call, comm());
+      nccl_check(nccl().Recv(bytes_at(slots, int64_t(j) * mine), wire_count(t, mine), w.type, j, comm(), stream), call,
                  comm());
     }
   }
@@ -246,8 +248,8 @@ void NcclCommunicator::ordered_reduce(const Tensor& in, Tensor& out, ReduceOp op
     GroupScope group;
     for (int j = 0; j < n; ++j) {
       if (j == r) continue;
-      nccl_check(ncclSend(bytes_at(out, c.displ[r]), wire_count(t, mine), w.type, j, comm(), stream), call, comm());
-      nccl_check(ncclRecv(bytes_at(out, c.displ[j]), wire_count(t, c.count[j]), w.type, j, comm(), stream), call,
+      nccl_check(nccl().Send(bytes_at(out, c.displ[r]), wire_count(t, mine), w.type, j, comm(), stream), call, comm());
+      nccl_check(nccl().Recv(bytes_at(out, c.displ[j]), wire_count(t, c.count[j]), w.type, j, comm(), stream), call,
                  comm());
     }
   }
@@ -293,7 +295,7 @@ void NcclCommunicator::all_gather(const Tensor& in, Tensor& out) {
   if (in.numel() == 0) return;
   ScopedDevice on(handle_->device);
   cudaStream_t stream = current_stream();
-  nccl_check(ncclAllGather(in.raw_data(), out.raw_data(), wire_count(in.dtype(), in.numel()), wire(in.dtype()).type,
+  nccl_check(nccl().AllGather(in.raw_data(), out.raw_data(), wire_count(in.dtype(), in.numel()), wire(in.dtype()).type,
                            comm(), stream),
              "all_gather", comm());
   watch(handle_, "all_gather", stream);
@@ -327,9 +329,9 @@ void NcclCommunicator::all_to_all(const Tensor& in, Tensor& out) {
     GroupScope group;
     for (int j = 0; j < n; ++j) {
       if (j == r) continue;
-      nccl_check(ncclSend(bytes_at(in, j * chunk), wire_count(t, chunk), wire(t).type, j, comm(), stream),
+      nccl_check(nccl().Send(bytes_at(in, j * chunk), wire_count(t, chunk), wire(t).type, j, comm(), stream),
                  "all_to_all", comm());
-      nccl_check(ncclRecv(bytes_at(out, j * chunk), wire_count(t, chunk), wire(t).type, j, comm(), stream),
+      nccl_check(nccl().Recv(bytes_at(out, j * chunk), wire_count(t, chunk), wire(t).type, j, comm(), stream),
                  "all_to_all", comm());
     }
   }
@@ -343,7 +345,7 @@ void NcclCommunicator::broadcast(Tensor& buffer, int root) {
   ScopedDevice on(handle_->device);
   cudaStream_t stream = current_stream();
   const DType t = buffer.dtype();
-  nccl_check(ncclBroadcast(buffer.raw_data(), buffer.raw_data(), wire_count(t, buffer.numel()), wire(t).type, root,
+  nccl_check(nccl().Broadcast(buffer.raw_data(), buffer.raw_data(), wire_count(t, buffer.numel()), wire(t).type, root,
                            comm(), stream),
              "broadcast", comm());
   watch(handle_, "broadcast", stream);
@@ -356,7 +358,7 @@ void NcclCommunicator::send(const Tensor& buffer, int dst, int tag) {
   ScopedDevice on(handle_->device);
   cudaStream_t stream = current_stream();
   const DType t = buffer.dtype();
-  nccl_check(ncclSend(buffer.raw_data(), wire_count(t, buffer.numel()), wire(t).type, dst, comm(), stream), "send",
+  nccl_check(nccl().Send(buffer.raw_data(), wire_count(t, buffer.numel()), wire(t).type, dst, comm(), stream), "send",
              comm());
   watch(handle_, "send", stream);
 }
@@ -368,7 +370,7 @@ void NcclCommunicator::recv(Tensor& buffer, int src, int tag) {
   ScopedDevice on(handle_->device);
   cudaStream_t stream = current_stream();
   const DType t = buffer.dtype();
-  nccl_check(ncclRecv(buffer.raw_data(), wire_count(t, buffer.numel()), wire(t).type, src, comm(), stream), "recv",
+  nccl_check(nccl().Recv(buffer.raw_data(), wire_count(t, buffer.numel()), wire(t).type, src, comm(), stream), "recv",
              comm());
   watch(handle_, "recv", stream);
 }
@@ -387,7 +389,7 @@ void NcclCommunicator::barrier() {
   ScopedDevice on(handle_->device);
   cudaStream_t stream = current_stream();
   Tensor token = zeros({1}, DType::Int32, device());
-  nccl_check(ncclAllReduce(token.raw_data(), token.raw_data(), 1, ncclInt32, ncclSum, comm(), stream), "barrier",
+  nccl_check(nccl().AllReduce(token.raw_data(), token.raw_data(), 1, ncclInt32, ncclSum, comm(), stream), "barrier",
              comm());
   watch(handle_, "barrier", stream);
   SPIRE_CUDA_CHECK(cudaStreamSynchronize(stream), "cudaStreamSynchronize (nccl barrier)");  // the watchdog times it
@@ -399,14 +401,14 @@ std::shared_ptr<parallel::Communicator> NcclCommunicator::split(int color, int k
   std::shared_ptr<parallel::Communicator> cpu_part = cpu->split(color, key);
   ScopedDevice on(handle_->device);
   ncclComm_t part = nullptr;
-  nccl_check(ncclCommSplit(comm(), color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &part, nullptr), "ncclCommSplit",
+  nccl_check(nccl().CommSplit(comm(), color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &part, nullptr), "ncclCommSplit",
              comm());
   if (color < 0) return nullptr;
   auto handle = std::make_shared<NcclHandle>();
   handle->comm = part;
   handle->device = handle_->device;
-  nccl_check(ncclCommUserRank(part, &handle->rank), "ncclCommUserRank", part);
-  nccl_check(ncclCommCount(part, &handle->size), "ncclCommCount", part);
+  nccl_check(nccl().CommUserRank(part, &handle->rank), "ncclCommUserRank", part);
+  nccl_check(nccl().CommCount(part, &handle->size), "ncclCommCount", part);
   std::shared_ptr<NcclCommunicator> c = adopt(std::move(handle));
   c->set_origin(cpu_part, /*owning=*/true);  // nobody else holds the CPU half
   return c;

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/backends/cuda/nccl_api.h"
 #include "engine/backends/cuda/runtime.h"
 #include "engine/parallel/runtime.h"
 
@@ -66,16 +67,16 @@ std::vector<std::shared_ptr<NcclHandle>> inspect(Watchdog& w) {
                                       cudaGetErrorName(q), " (", cudaGetErrorString(q), ")"));
     }
     ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(p.handle->comm, &async);
+    nccl().CommGetAsyncError(p.handle->comm, &async);
     if (async != ncclSuccess && async != ncclInProgress) {
-      const char* why = ncclGetLastError(p.handle->comm);
-      ncclCommAbort(p.handle->comm);
-      parallel::abort_job(detail::cat(p.call, " on ", describe(*p.handle), " failed: ", ncclGetErrorString(async),
+      const char* why = nccl().GetLastError(p.handle->comm);
+      nccl().CommAbort(p.handle->comm);
+      parallel::abort_job(detail::cat(p.call, " on ", describe(*p.handle), " failed: ", nccl().GetErrorString(async),
                                       why && *why ? detail::cat(": ", why) : std::string()));
     }
     const double waited = std::chrono::duration<double>(now - p.queued).count();
     if (limit > 0 && waited > limit) {
-      ncclCommAbort(p.handle->comm);
+      nccl().CommAbort(p.handle->comm);
       parallel::abort_job(parallel::timeout_message(p.call, describe(*p.handle), limit, waited));
     }
     still.push_back(std::move(p));
@@ -117,7 +118,7 @@ NcclHandle::~NcclHandle() {
   int previous = -1;
   cudaGetDevice(&previous);
   cudaSetDevice(device);
-  ncclCommDestroy(comm);  // waits for the operations queued on it
+  nccl().CommDestroy(comm);  // waits for the operations queued on it
   if (previous >= 0) cudaSetDevice(previous);
 }
 
@@ -144,8 +145,8 @@ void watch(const std::shared_ptr<NcclHandle>& handle, const char* call, cudaStre
 
 void nccl_check(ncclResult_t rc, const char* call, ncclComm_t comm) {
   if (rc == ncclSuccess) return;
-  const char* why = ncclGetLastError(comm);
-  throw DeviceError(detail::cat("nccl: ", call, " failed: ", ncclGetErrorString(rc),
+  const char* why = nccl().GetLastError(comm);
+  throw DeviceError(detail::cat("nccl: ", call, " failed: ", nccl().GetErrorString(rc),
                                 why && *why ? detail::cat(" (", why, ")") : std::string(),
                                 "; NCCL_DEBUG=WARN prints NCCL's own account"));
 }

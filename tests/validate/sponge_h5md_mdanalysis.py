@@ -114,12 +114,13 @@ def sample_files(directory):
 
 
 def main(paths):
-    if not paths:  # `make validate`: the test suite's samples
-        directory = tempfile.mkdtemp(prefix="spire_h5md_")
-        paths = sample_files(directory)
-        if len(paths) != 3:
-            print(f"FAILED: expected 3 sample files in {directory}, got {paths}")
-            return 1
+    if not paths:  # `make validate`: the test suite's samples, in a folder removed afterwards
+        with tempfile.TemporaryDirectory(prefix="spire_h5md_") as directory:
+            paths = sample_files(directory)
+            if len(paths) != 3:
+                print(f"FAILED: expected 3 sample files in {directory}, got {paths}")
+                return 1
+            return main(paths)
     bad = 0
     for path in paths:
         try:

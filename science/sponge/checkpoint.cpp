@@ -11,9 +11,6 @@
 #include "engine/data/hdf5_lock.h"
 #include "science/sponge/hdf5_io.h"
 
-#ifndef SPIRE_VERSION
-#define SPIRE_VERSION "unknown"  // CMake defines it on spire_engine; bare compiler runs may not
-#endif
 
 namespace spire::sponge {
 namespace {

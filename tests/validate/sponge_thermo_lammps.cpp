@@ -5,8 +5,8 @@
 // (triclinic) box. LAMMPS prints 10 significant digits (thermo_modify format float %.10g); the
 // trajectories separate slowly (chaos), so the tolerance is 1e-8 relative at 200 steps.
 //
-//   build:  /tmp/sp/check.sh NAME --main <sponge sources> tests/validate/sponge_thermo_lammps.cpp
-//   run:    the binary; needs `lmp` (Debian's lammps) on PATH
+//   build/bin/validate_sponge_thermo_lammps   (`make validate` runs it; needs `lmp`, Debian's lammps,
+//   on PATH or named by SPIRE_LMP)
 // Prints `figure:` lines, `ok:` / `FAILED:`, and exits non-zero on a failure.
 #include <unistd.h>
 

@@ -4,7 +4,7 @@
 // atom (blank or 'A'), and ignores every other record. Coordinates are converted from angstrom to
 // nm; CRYST1's a b c alpha beta gamma become reduced box vectors (OpenMM's and GROMACS's
 // convention: a along x, b in the xy plane, then tilts reduced into [-1/2, 1/2] of the shorter
-// vectors); the placeholder cell 1 1 1 90 90 90 that the format asks of non-crystal structures
+// vectors); the unit cell 1 1 1 90 90 90 that the format prescribes for structures that are not crystals
 // means no box. Errors (ParseError) name the file, the line number, the columns and what was
 // there.
 //

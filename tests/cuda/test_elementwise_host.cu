@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <complex>
 #include "engine/backends/cuda/elementwise.cuh"
+#include "engine/backends/cuda/loop_plan.h"
 using namespace spire::cuda;
 namespace {
 
@@ -40,7 +41,7 @@ void emulate(const Loop<1 + sizeof...(In)>& L, F f, int64_t grid_threads = 0) {
   emulate_impl<Out, In...>(L, f, grid_threads, std::index_sequence_for<In...>{});
 }
 
-// make_loop's logic (loop.cpp) over explicit shapes/strides.
+// make_loop (loop.cpp) over explicit shapes and strides: the broadcast here, the planning shared.
 struct Operand { void* data; std::vector<int64_t> shape, strides; };
 template <int N>
 Loop<N> make_loop(const std::vector<int64_t>& shape, const std::vector<Operand>& ops, const Elem* elems) {
@@ -56,28 +57,7 @@ Loop<N> make_loop(const std::vector<int64_t>& shape, const std::vector<Operand>&
     L.data[k] = ops[k].data;
     L.elem[k] = elems[k];
   }
-  std::vector<int64_t> sizes;
-  std::vector<std::vector<int64_t>> strides(N);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = !sizes.empty();
-    for (int k = 0; k < N && merge; ++k) merge = strides[k].back() == full[k][d] * shape[d];
-    if (merge) {
-      sizes.back() *= shape[d];
-      for (int k = 0; k < N; ++k) strides[k].back() = full[k][d];
-    } else {
-      sizes.push_back(shape[d]);
-      for (int k = 0; k < N; ++k) strides[k].push_back(full[k][d]);
-    }
-  }
-  if (sizes.empty()) { sizes.push_back(1); for (auto& s : strides) s.push_back(1); }
-  L.ndim = sizes.size();
-  L.numel = 1; for (auto s : shape) L.numel *= s;
-  L.contiguous = L.ndim == 1;
-  for (int d = 0; d < L.ndim; ++d) {
-    L.sizes[d] = sizes[d];
-    for (int k = 0; k < N; ++k) { L.strides[k][d] = strides[k][d]; if (L.ndim == 1 && strides[k][d] != 1) L.contiguous = false; }
-  }
+  EXPECT_LE(plan_loop<N>(shape, full, L), kMaxDims);
   return L;
 }
 

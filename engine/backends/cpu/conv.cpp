@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/backends/conv_geometry.h"
 #include "engine/backends/cpu/loops.h"
 #include "engine/core/op.h"
 
@@ -24,29 +25,11 @@ using Ints = std::vector<int64_t>;
 // Upper bound on the im2col buffer of one chunk (bytes).
 constexpr int64_t kColsBudget = int64_t(64) << 20;
 
-struct Geo {
-  int64_t in[3], out[3], k[3], s[3], p[3], d[3];
-  int64_t in_size() const { return in[0] * in[1] * in[2]; }
-  int64_t out_size() const { return out[0] * out[1] * out[2]; }
-  int64_t k_size() const { return k[0] * k[1] * k[2]; }
-};
+using Geo = ConvGeometry;
 
 // Geometry from the spatial sizes of the conv input (`in`), conv output (`out`) and kernel.
 Geo make_geo(const Attrs& a, const Shape& in, const Shape& out, const Shape& k) {
-  const Ints &s = a.get<Ints>("stride"), &p = a.get<Ints>("padding"), &d = a.get<Ints>("dilation");
-  int64_t D = int64_t(s.size()), lead = 3 - D;
-  Geo g;
-  for (int64_t i = 0; i < 3; ++i) {
-    bool real_axis = i >= lead;
-    int64_t j = i - lead;
-    g.in[i] = real_axis ? in[in.size() - D + j] : 1;
-    g.out[i] = real_axis ? out[out.size() - D + j] : 1;
-    g.k[i] = real_axis ? k[k.size() - D + j] : 1;
-    g.s[i] = real_axis ? s[j] : 1;
-    g.p[i] = real_axis ? p[j] : 0;
-    g.d[i] = real_axis ? d[j] : 1;
-  }
-  return g;
+  return conv_geometry(a.get<Ints>("stride"), a.get<Ints>("padding"), a.get<Ints>("dilation"), in, out, k);
 }
 
 // Output positions [lo, hi) along one axis whose input index o*s + off lies in [0, n).

@@ -29,20 +29,7 @@ constexpr int64_t kColsBudget = int64_t(256) << 20;
 
 // Geometry from the spatial sizes of the conv input (`in`), conv output (`out`) and kernel.
 ConvGeo make_geo(const Attrs& a, const Shape& in, const Shape& out, const Shape& k) {
-  const Ints &s = a.get<Ints>("stride"), &p = a.get<Ints>("padding"), &d = a.get<Ints>("dilation");
-  int64_t D = int64_t(s.size()), lead = 3 - D;
-  ConvGeo g{};
-  for (int64_t i = 0; i < 3; ++i) {
-    bool real_axis = i >= lead;
-    int64_t j = i - lead;
-    g.in[i] = real_axis ? in[in.size() - D + j] : 1;
-    g.out[i] = real_axis ? out[out.size() - D + j] : 1;
-    g.k[i] = real_axis ? k[k.size() - D + j] : 1;
-    g.s[i] = real_axis ? s[j] : 1;
-    g.p[i] = real_axis ? p[j] : 0;
-    g.d[i] = real_axis ? d[j] : 1;
-  }
-  return g;
+  return conv_geometry(a.get<Ints>("stride"), a.get<Ints>("padding"), a.get<Ints>("dilation"), in, out, k);
 }
 
 bool pointwise(const ConvGeo& g) {

@@ -6,15 +6,12 @@
 
 #include <cstdint>
 
+#include "engine/backends/conv_geometry.h"
 #include "engine/backends/cuda/kernel_abi.h"
 
 namespace spire::cuda {
 
-// Every geometry as 3-d (missing leading axes of size 1): spatial sizes of the conv input (`in`),
-// output (`out`) and kernel, with stride, padding and dilation.
-struct ConvGeo {
-  int64_t in[3], out[3], k[3], s[3], p[3], d[3];
-};
+using ConvGeo = ConvGeometry;  // every geometry as 3-d (engine/backends/conv_geometry.h)
 
 // Column matrices of samples [n0, n0 + B): for sample b, group g and row q = c * KP + kk (input
 // channel c of the group, kernel offset kk, KP = prod(k)), entry l (output position, L = prod(out))

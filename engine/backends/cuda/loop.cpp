@@ -2,6 +2,7 @@
 // across every operand, so that most loops become one dense row and take the fast path.
 #include "engine/backends/cuda/loop.h"
 
+#include "engine/backends/cuda/loop_plan.h"
 #include "engine/core/error.h"
 
 namespace spire::cuda {
@@ -24,38 +25,9 @@ Loop<N> make_loop(const Shape& shape, const std::vector<Tensor>& operands) {
     L.data[k] = operands[k].raw_data();
     L.elem[k] = elem(operands[k].dtype());
   }
-  // Merge runs of dimensions contiguous across all operands; drop size-1 dimensions.
-  std::vector<int64_t> sizes;
-  std::vector<std::vector<int64_t>> strides(N);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = !sizes.empty();
-    for (int k = 0; k < N && merge; ++k) merge = strides[k].back() == full[k][d] * shape[d];
-    if (merge) {
-      sizes.back() *= shape[d];
-      for (int k = 0; k < N; ++k) strides[k].back() = full[k][d];
-    } else {
-      sizes.push_back(shape[d]);
-      for (int k = 0; k < N; ++k) strides[k].push_back(full[k][d]);
-    }
-  }
-  if (sizes.empty()) {
-    sizes.push_back(1);
-    for (auto& s : strides) s.push_back(1);
-  }
-  SPIRE_CHECK(int(sizes.size()) <= kMaxDims, ValueError, "cuda: an operand of shape ", shape_str(shape),
-              " has ", sizes.size(), " non-mergeable dimensions; CUDA kernels take at most ", kMaxDims,
-              " (make it contiguous first)");
-  L.ndim = int(sizes.size());
-  L.numel = numel_of(shape);
-  L.contiguous = L.ndim == 1;
-  for (int d = 0; d < L.ndim; ++d) {
-    L.sizes[d] = sizes[d];
-    for (int k = 0; k < N; ++k) {
-      L.strides[k][d] = strides[k][d];
-      if (L.ndim == 1 && strides[k][d] != 1) L.contiguous = false;
-    }
-  }
+  const int dims = plan_loop<N>(shape, full, L);
+  SPIRE_CHECK(dims <= kMaxDims, ValueError, "cuda: an operand of shape ", shape_str(shape), " has ", dims,
+              " non-mergeable dimensions; CUDA kernels take at most ", kMaxDims, " (make it contiguous first)");
   return L;
 }
 

@@ -225,7 +225,7 @@ TEST(Pdb, LatticeWithoutNames) {
   EXPECT_THROW(write_pdb(none, sys, s), ValueError);
 }
 
-TEST(Pdb, ModelsAndPlaceholderCell) {
+TEST(Pdb, FirstModelAndTheNonCrystalUnitCell) {
   PdbFile pdb = parse(
       "CRYST1    1.000    1.000    1.000  90.00  90.00  90.00 P 1           1\n"
       "MODEL        1\n"

@@ -157,6 +157,8 @@ class EwaldSplitCoulomb : public CoulombForce {
   // direct + reciprocal + self + exclusions + background + 1-4, as one energy term.
   void add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) override;
   double alpha() const { return alpha_; }
+  // The direct-space erf(alpha r)/r spline the kernels use (for other platforms' kernels).
+  const ErfTable& table() const { return table_; }
   // The reciprocal-space part alone (energy returned, forces and virial added): for tests.
   virtual double add_reciprocal(const System& system, const State& state, ForceResult& out) = 0;
 

@@ -439,6 +439,45 @@ double LennardJones::tail_integral_pressure(double c12, double c6) const {
   return s;
 }
 
+void LennardJones::check_types_in_use(const System& system) {
+  resolve(system);
+  const int nt = int(system.type_names.size());
+  if (std::find(missing_.begin(), missing_.end(), 1) != missing_.end())
+    for (int t : system.type) {
+      SPIRE_CHECK(t >= 0 && t < nt, ValueError, "LennardJones: particle type index ", t, " is outside the system's ",
+                  nt, " types");
+      if (missing_[size_t(t)])
+        for (int u = 0; u < nt; ++u) parameters(system.type_names[size_t(t)], system.type_names[size_t(u)]);
+    }
+}
+
+void LennardJones::tail_sums(const System& system, double& energy, double& pressure) const {
+  const int nt = int(system.type_names.size());
+  std::vector<double> count(size_t(nt), 0);
+  for (int t : system.type) count[size_t(t)] += 1;
+  energy = pressure = 0;
+  for (int a = 0; a < nt; ++a)
+    for (int b = 0; b < nt; ++b) {
+      if (count[size_t(a)] == 0 || count[size_t(b)] == 0) continue;
+      const PairCoefficients& c = table_[size_t(a * nt + b)];
+      energy += count[size_t(a)] * count[size_t(b)] * tail_integral_energy(c.c12, c.c6);
+      pressure += count[size_t(a)] * count[size_t(b)] * tail_integral_pressure(c.c12, c.c6);
+    }
+}
+
+LennardJones::KernelParameters LennardJones::kernel_parameters(const System& system) {
+  check_types_in_use(system);
+  KernelParameters k;
+  k.table = table_;
+  k.ntypes = int(system.type_names.size());
+  k.cutoff = cutoff_;
+  k.switched = mode_ == LJCutoffMode::force_switch;
+  k.switch_distance = switch_;
+  k.a12 = a12_, k.b12 = b12_, k.a6 = a6_, k.b6 = b6_;
+  if (tail_) tail_sums(system, k.tail_energy, k.tail_pressure);
+  return k;
+}
+
 void LennardJones::add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) {
   const int64_t n = int64_t(state.positions.size());
   SPIRE_CHECK(neighbors, ValueError, "LennardJones: needs a neighbour list of cutoff >= ", cutoff_, ", got none");
@@ -449,15 +488,8 @@ void LennardJones::add(const System& system, const State& state, const NeighborL
   SPIRE_CHECK(int64_t(system.type.size()) == n && int64_t(out.forces.size()) == n, ValueError,
               "LennardJones: ", n, " positions but ", system.type.size(), " particle types and ", out.forces.size(),
               " forces");
-  resolve(system);
+  check_types_in_use(system);
   const int nt = int(system.type_names.size());
-  if (std::find(missing_.begin(), missing_.end(), 1) != missing_.end())
-    for (int t : system.type) {
-      SPIRE_CHECK(t >= 0 && t < nt, ValueError, "LennardJones: particle type index ", t, " is outside the system's ",
-                  nt, " types");
-      if (missing_[size_t(t)])
-        for (int u = 0; u < nt; ++u) parameters(system.type_names[size_t(t)], system.type_names[size_t(u)]);
-    }
   partition(*neighbors, n);
 
   const Box& box = state.box;
@@ -518,16 +550,8 @@ void LennardJones::add(const System& system, const State& state, const NeighborL
 
   if (tail_) {
     SPIRE_CHECK(box.periodic(), ValueError, "LennardJones: tail corrections need a periodic box (a density)");
-    std::vector<double> count(size_t(nt), 0);
-    for (int t : system.type) count[size_t(t)] += 1;
     double ie = 0, ip = 0;
-    for (int a = 0; a < nt; ++a)
-      for (int b = 0; b < nt; ++b) {
-        if (count[size_t(a)] == 0 || count[size_t(b)] == 0) continue;
-        const PairCoefficients& c = table_[size_t(a * nt + b)];
-        ie += count[size_t(a)] * count[size_t(b)] * tail_integral_energy(c.c12, c.c6);
-        ip += count[size_t(a)] * count[size_t(b)] * tail_integral_pressure(c.c12, c.c6);
-      }
+    tail_sums(system, ie, ip);
     const double v = box.volume();
     energy += 2 * std::numbers::pi / v * ie;
     const double p_tail = 2 * std::numbers::pi / (3 * v * v) * ip;

@@ -99,6 +99,21 @@ class LennardJones final : public Force {
   struct PairCoefficients {
     double c12 = 0, c6 = 0, shift = 0, unused = 0;  // padded to 32 bytes
   };
+  // What a kernel on another platform (the cuda platform) needs, resolved for `system`'s types:
+  // the coefficients per type pair (index ta * ntypes + tb), the force-switch coefficients (for
+  // r^-12 and r^-6: force alpha r^-(alpha+1) + a t^2 + b t^3 with t = r - switch_distance), and the
+  // tail correction as E_tail = 2 pi / V * tail_energy and P_tail = 2 pi / (3 V^2) * tail_pressure
+  // (both 0 without tail corrections). ConfigError as add() for a type in use without parameters.
+  struct KernelParameters {
+    std::vector<PairCoefficients> table;
+    int ntypes = 0;
+    double cutoff = 0, switch_distance = 0;
+    bool switched = false;
+    double a12 = 0, b12 = 0, a6 = 0, b6 = 0;
+    double tail_energy = 0, tail_pressure = 0;
+  };
+  KernelParameters kernel_parameters(const System& system);
+
   // A block of rows and the window of particle indices its forces land on.
   struct Block {
     int64_t row_begin = 0, row_end = 0, lo = 0, hi = 0, offset = 0;  // window [lo, hi] at partial_[3 * offset]
@@ -109,6 +124,10 @@ class LennardJones final : public Force {
  private:
   void resolve(const System& system);
   void partition(const NeighborList& list, int64_t n);
+  // ConfigError naming a type that particles have but that has no parameters.
+  void check_types_in_use(const System& system);
+  // sum over type pairs of N_a N_b times the tail integrals (see the header comment).
+  void tail_sums(const System& system, double& energy, double& pressure) const;
   double tail_integral_energy(double c12, double c6) const;
   double tail_integral_pressure(double c12, double c6) const;
 

@@ -51,6 +51,7 @@ class PmeCoulomb : public EwaldSplitCoulomb {
   void check(const System& system, const State& state) const override;
 
   int order() const { return options_.order; }
+  const PmeOptions& options() const { return options_; }
   // The mesh in use: the option, or what the first evaluation chose (zeros before it).
   const std::array<int, 3>& grid() const { return grid_; }
   double add_reciprocal(const System& system, const State& state, ForceResult& out) override;

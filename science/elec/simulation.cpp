@@ -1,0 +1,439 @@
+// Simulation (simulation.h): the step sequence, sources, callbacks, field access and energy, over
+// a precision-templated engine that owns the fields, CPML state and update coefficients.
+#include "science/elec/simulation.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "engine/core/error.h"
+#include "science/elec/cpml.h"
+#include "science/elec/fdtd_update.h"
+
+namespace spire::elec {
+
+std::string to_string(Precision p) { return p == Precision::float32 ? "float32" : "float64"; }
+
+Precision parse_precision(const std::string& text) {
+  std::string t = text;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  if (t == "float32" || t == "single" || t == "f32") return Precision::float32;
+  if (t == "float64" || t == "double" || t == "f64") return Precision::float64;
+  throw ConfigError(detail::cat("precision: got '", text, "'; allowed: float32 (single), float64 (double)"));
+}
+
+PolarizationHook::~PolarizationHook() = default;
+
+void PolarizationHook::step(Component c, FieldPart part, const float* e_now, float* p_total, int64_t n) {
+  e_scratch_.assign(e_now, e_now + n);
+  p_scratch_.assign(size_t(n), 0.0);
+  step(c, part, e_scratch_.data(), p_scratch_.data(), n);
+  for (int64_t i = 0; i < n; ++i) p_total[i] = float(p_scratch_[size_t(i)]);
+}
+
+double FieldView::real(int64_t i) const {
+  return precision == Precision::float32 ? double(static_cast<const float*>(re)[i]) : static_cast<const double*>(re)[i];
+}
+
+double FieldView::imag(int64_t i) const {
+  if (!im) return 0.0;
+  return precision == Precision::float32 ? double(static_cast<const float*>(im)[i]) : static_cast<const double*>(im)[i];
+}
+
+template <class T>
+const T* FieldView::real_data() const {
+  constexpr Precision want = sizeof(T) == 4 ? Precision::float32 : Precision::float64;
+  SPIRE_CHECK(precision == want, ValueError, "FieldView::real_data: the run is ", to_string(precision), ", asked for ",
+              to_string(want));
+  return static_cast<const T*>(re);
+}
+
+template <class T>
+const T* FieldView::imag_data() const {
+  constexpr Precision want = sizeof(T) == 4 ? Precision::float32 : Precision::float64;
+  SPIRE_CHECK(precision == want, ValueError, "FieldView::imag_data: the run is ", to_string(precision), ", asked for ",
+              to_string(want));
+  return static_cast<const T*>(im);
+}
+
+template const float* FieldView::real_data<float>() const;
+template const double* FieldView::real_data<double>() const;
+template const float* FieldView::imag_data<float>() const;
+template const double* FieldView::imag_data<double>() const;
+
+struct Simulation::Engine {
+  virtual ~Engine() = default;
+  virtual void step(double t_n, double dt, PolarizationHook* hook) = 0;
+  virtual void add_source(SourceSamples s) = 0;
+  virtual FieldView view(Component c) const = 0;
+  virtual void set(Component c, const std::function<std::complex<double>(const Vec3&)>& value,
+                   const MaterialArrays& m) = 0;
+  virtual double electric_energy(const MaterialArrays& m) const = 0;
+  virtual double magnetic_energy(const MaterialArrays& m, double t_n, double dt) = 0;
+};
+
+namespace {
+
+// Sum of f(i) over [0, n) in fixed chunks added in order: the same bits for any thread count.
+template <class F>
+double ordered_sum(int64_t n, F f) {
+  constexpr int64_t kChunk = 4096;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<double> partial(size_t(std::max<int64_t>(chunks, 1)), 0.0);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (int64_t c = 0; c < chunks; ++c) {
+    double s = 0;
+    for (int64_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) s += f(i);
+    partial[size_t(c)] = s;
+  }
+  double total = 0;
+  for (double p : partial) total += p;
+  return total;
+}
+
+template <class T>
+struct EngineImpl final : Simulation::Engine {
+  EngineImpl(const YeeLattice& lattice, const MaterialArrays& m, const ResolvedBoundaries& bc,
+             const PmlProfile& profile, double dt, bool store_d)
+      : lattice(lattice),
+        bc(bc),
+        fields(lattice, bc.complex_fields(), store_d),
+        cpml(lattice, bc, profile, dt, bc.complex_fields()),
+        co(make_update_coefficients<T>(m, lattice, dt, store_d)) {
+    bucket_magnetic_sources();
+  }
+
+  // Adds sample i of source s carrying current j to its field (D when stored and target_d).
+  void add_source_sample(const SourceSamples& s, size_t i, std::complex<double> j, bool target_d) {
+    T* re = target_d ? fields.d(s.component) : fields.data(s.component);
+    T* im = target_d ? fields.d(s.component, FieldPart::imag) : fields.data(s.component, FieldPart::imag);
+    const int64_t idx = s.index[i];
+    const std::complex<double> v = co.source_factor(s.component, idx) * s.weight[i] * j;
+    re[idx] += T(v.real());
+    if (im) im[idx] += T(v.imag());
+  }
+
+  void apply_sources(bool electric, double t_mid, double dt) {
+    const bool target_d = electric && fields.has_d();
+    for (const SourceSamples& s : sources) {
+      if (is_electric(s.component) != electric) continue;
+      if (t_mid + dt < s.profile->start_time() || t_mid - dt > s.profile->end_time()) continue;
+      const std::complex<double> j = s.profile->current(t_mid, dt);
+      if (j == std::complex<double>(0.0)) continue;
+      for (size_t i = 0; i < s.index.size(); ++i) add_source_sample(s, i, j, target_d);
+    }
+  }
+
+  // Magnetic source samples grouped by sweep plane, so the fused step can add them to each plane
+  // of H right after its update (rebuilt when sources are added).
+  void bucket_magnetic_sources() {
+    by_plane.assign(size_t(sweep_planes(lattice)), {});
+    for (size_t si = 0; si < sources.size(); ++si) {
+      if (is_electric(sources[si].component)) continue;
+      for (size_t i = 0; i < sources[si].index.size(); ++i)
+        by_plane[size_t(sweep_plane_of(lattice, sources[si].index[i]))].push_back({si, i});
+    }
+  }
+
+  void step(double t_n, double dt, PolarizationHook* hook) override {
+    if (!fields.has_d()) {
+      // The magnetic currents of this half step, then one fused sweep (fdtd_update.h).
+      currents.assign(sources.size(), 0.0);
+      bool any_magnetic = false;
+      for (size_t si = 0; si < sources.size(); ++si) {
+        const SourceSamples& src = sources[si];
+        if (is_electric(src.component)) continue;
+        if (t_n + dt < src.profile->start_time() || t_n - dt > src.profile->end_time()) continue;
+        currents[si] = src.profile->current(t_n, dt);
+        any_magnetic = any_magnetic || currents[si] != std::complex<double>(0.0);
+      }
+      const bool pmc = std::any_of(bc.axis.begin(), bc.axis.end(),
+                                   [](const AxisBoundary& a) { return a.active && a.wall == Wall::pmc; });
+      std::function<void(int64_t)> after_h;
+      if (any_magnetic || pmc)
+        after_h = [&](int64_t plane) {
+          for (const auto& [si, i] : by_plane[size_t(plane)]) add_source_sample(sources[si], i, currents[si], false);
+          if (pmc) zero_walls_in_plane(fields, bc, false, plane);
+        };
+      step_h_e(fields, cpml, co, bc, after_h);
+      apply_sources(true, t_n + 0.5 * dt, dt);
+      zero_walls(fields, bc, true, false);
+      return;
+    }
+    step_h(fields, cpml, co, bc);
+    apply_sources(false, t_n, dt);
+    zero_walls(fields, bc, false);
+    step_e(fields, cpml, co, bc);
+    apply_sources(true, t_n + 0.5 * dt, dt);
+    zero_walls(fields, bc, true, fields.has_d());
+    if (!fields.has_d()) return;
+    const int64_t n = lattice.samples();
+    polarization.resize(size_t(n));
+    for (Component c : lattice.components()) {
+      if (!is_electric(c)) continue;
+      for (int p = 0; p < fields.parts(); ++p) {
+        const T* p_total = nullptr;
+        if (hook) {
+          std::fill(polarization.begin(), polarization.end(), T(0));
+          hook->step(c, FieldPart(p), fields.data(c, FieldPart(p)), polarization.data(), n);
+          p_total = polarization.data();
+        }
+        e_from_d(fields, co, c, FieldPart(p), p_total);
+      }
+    }
+    zero_walls(fields, bc, true, false);
+  }
+
+  void add_source(SourceSamples s) override {
+    sources.push_back(std::move(s));
+    bucket_magnetic_sources();
+  }
+
+  FieldView view(Component c) const override {
+    FieldView v;
+    v.lattice = &fields.lattice();
+    v.component = c;
+    v.precision = sizeof(T) == 4 ? Precision::float32 : Precision::float64;
+    v.re = fields.data(c);
+    v.im = fields.data(c, FieldPart::imag);
+    return v;
+  }
+
+  void set(Component c, const std::function<std::complex<double>(const Vec3&)>& value,
+           const MaterialArrays& m) override {
+    T* re = fields.data(c);
+    T* im = fields.data(c, FieldPart::imag);
+    T* dre = is_electric(c) ? fields.d(c) : nullptr;
+    T* dim = is_electric(c) ? fields.d(c, FieldPart::imag) : nullptr;
+    const std::vector<double>& inv = m.inverse[size_t(int(c))];
+    for (int64_t i = 0; i < lattice.n(0); ++i)
+      for (int64_t j = 0; j < lattice.n(1); ++j)
+        for (int64_t k = 0; k < lattice.n(2); ++k) {
+          const int64_t idx = lattice.index(i, j, k);
+          const std::complex<double> v = value(lattice.position(c, i, j, k));
+          re[idx] = T(v.real());
+          if (im) im[idx] = T(v.imag());
+          if (dre) {
+            // D = E / inv_eps; inside a pec object (inv_eps = 0) both are zero.
+            const double f = inv[size_t(idx)] > 0 ? 1 / inv[size_t(idx)] : 0.0;
+            if (f == 0) re[idx] = T(0);
+            dre[idx] = T(v.real() * f);
+            if (dim) {
+              if (f == 0) im[idx] = T(0);
+              dim[idx] = T(v.imag() * f);
+            }
+          }
+        }
+    zero_walls(fields, bc, is_electric(c), false);
+    if (fields.has_d() && is_electric(c)) zero_walls(fields, bc, true, true);
+  }
+
+  double dv() const {
+    double v = 1;
+    for (int a = 0; a < 3; ++a)
+      if (lattice.has_axis(a)) v *= lattice.dx();
+    return v;
+  }
+
+  double electric_energy(const MaterialArrays& m) const override {
+    double total = 0;
+    for (Component c : lattice.components()) {
+      if (!is_electric(c)) continue;
+      const std::vector<double>& inv = m.inverse[size_t(int(c))];
+      for (int p = 0; p < fields.parts(); ++p) {
+        const T* e = fields.data(c, FieldPart(p));
+        const T* d = fields.d(c, FieldPart(p));
+        total += ordered_sum(lattice.samples(), [&](int64_t i) {
+          if (d) return double(e[i]) * double(d[i]);
+          return inv[size_t(i)] > 0 ? double(e[i]) * double(e[i]) / inv[size_t(i)] : 0.0;
+        });
+      }
+    }
+    return 0.5 * total * dv();
+  }
+
+  double magnetic_energy(const MaterialArrays& m, double t_n, double dt) override {
+    // H^{n-1/2} . B^{n+1/2}: take a trial H half step, then restore H and the CPML state.
+    std::vector<AlignedVector<T>> saved;
+    for (Component c : lattice.components())
+      for (int p = 0; p < fields.parts(); ++p)
+        if (!is_electric(c)) {
+          const T* h = fields.data(c, FieldPart(p));
+          saved.emplace_back(h, h + lattice.samples());
+        }
+    Cpml<T> saved_cpml = cpml;
+    step_h(fields, cpml, co, bc);
+    apply_sources(false, t_n, dt);
+    zero_walls(fields, bc, false);
+    double total = 0;
+    size_t s = 0;
+    for (Component c : lattice.components())
+      for (int p = 0; p < fields.parts(); ++p)
+        if (!is_electric(c)) {
+          const std::vector<double>& inv = m.inverse[size_t(int(c))];
+          const T* now = fields.data(c, FieldPart(p));
+          const T* before = saved[s++].data();
+          total += ordered_sum(lattice.samples(), [&](int64_t i) {
+            return inv[size_t(i)] > 0 ? double(before[i]) * double(now[i]) / inv[size_t(i)] : 0.0;
+          });
+        }
+    s = 0;
+    for (Component c : lattice.components())
+      for (int p = 0; p < fields.parts(); ++p)
+        if (!is_electric(c)) std::copy(saved[s].begin(), saved[s].end(), fields.data(c, FieldPart(p))), ++s;
+    cpml = std::move(saved_cpml);
+    return 0.5 * total * dv();
+  }
+
+  YeeLattice lattice;
+  ResolvedBoundaries bc;
+  Fields<T> fields;
+  Cpml<T> cpml;
+  UpdateCoefficients<T> co;
+  std::vector<SourceSamples> sources;
+  std::vector<std::vector<std::pair<size_t, size_t>>> by_plane;  // (source, sample) per sweep plane
+  std::vector<std::complex<double>> currents;                    // per source, this half step
+  std::vector<T> polarization;
+};
+
+std::unique_ptr<Simulation::Engine> make_engine(Precision precision, const YeeLattice& lattice,
+                                                const MaterialArrays& m, const ResolvedBoundaries& bc,
+                                                const PmlProfile& profile, double dt, bool store_d) {
+  if (precision == Precision::float32)
+    return std::make_unique<EngineImpl<float>>(lattice, m, bc, profile, dt, store_d);
+  return std::make_unique<EngineImpl<double>>(lattice, m, bc, profile, dt, store_d);
+}
+
+int axes_of(const YeeLattice& lattice) {
+  int n = 0;
+  for (int a = 0; a < 3; ++a) n += lattice.has_axis(a) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+Simulation::Simulation(const YeeLattice& lattice, MaterialArrays materials, const Boundaries& boundaries,
+                       double courant, Precision precision)
+    : lattice_(lattice),
+      materials_(std::move(materials)),
+      resolved_(resolve(boundaries, lattice)),
+      pml_profile_(boundaries.pml_profile),
+      precision_(precision),
+      courant_(courant) {
+  const double limit = courant_limit();
+  SPIRE_CHECK(std::isfinite(courant) && courant > 0, ValueError, "Simulation: the Courant number must be > 0, got ",
+              courant);
+  SPIRE_CHECK(courant <= limit, ValueError, "Simulation: Courant number ", courant, " exceeds the stability limit ",
+              limit, " = 1/sqrt(", axes_of(lattice), ") of a ", to_string(lattice.dimensions()), " lattice");
+  dt_ = courant * lattice.dx();
+  engine_ = make_engine(precision_, lattice_, materials_, resolved_, pml_profile_, dt_, false);
+}
+
+Simulation::~Simulation() = default;
+Simulation::Simulation(Simulation&&) noexcept = default;
+Simulation& Simulation::operator=(Simulation&&) noexcept = default;
+
+double Simulation::courant_limit() const { return 1 / std::sqrt(double(axes_of(lattice_))); }
+
+void Simulation::add_source(const Source& source) {
+  engine_->add_source(discretize(source, lattice_, resolved_));
+  sources_.push_back(source);
+}
+
+void Simulation::set_polarization(std::shared_ptr<PolarizationHook> hook) {
+  SPIRE_CHECK(steps_ == 0, ValueError, "Simulation::set_polarization: only before the first step (", steps_,
+              " steps taken)");
+  const bool had = hook_ != nullptr, has = hook != nullptr;
+  hook_ = std::move(hook);
+  if (had == has) return;
+  // Switch between direct-E and stored-D updates, keeping the fields set so far.
+  std::vector<std::pair<Component, std::vector<std::complex<double>>>> kept;
+  for (Component c : lattice_.components()) {
+    const FieldView v = engine_->view(c);
+    std::vector<std::complex<double>> values(size_t(lattice_.samples()));
+    for (int64_t i = 0; i < lattice_.samples(); ++i) values[size_t(i)] = v.at(i);
+    kept.emplace_back(c, std::move(values));
+  }
+  engine_ = make_engine(precision_, lattice_, materials_, resolved_, pml_profile_, dt_, has);
+  for (const Source& s : sources_) engine_->add_source(discretize(s, lattice_, resolved_));
+  for (auto& [c, values] : kept) {
+    int64_t next = 0;  // set() visits samples in storage order
+    engine_->set(c, [&](const Vec3&) { return values[size_t(next++)]; }, materials_);
+  }
+}
+
+int Simulation::add_step_callback(int64_t every, StepCallback callback) {
+  SPIRE_CHECK(every >= 1, ValueError, "Simulation::add_step_callback: every must be >= 1 step, got ", every);
+  SPIRE_CHECK(bool(callback), ValueError, "Simulation::add_step_callback: empty callback");
+  callbacks_.push_back({next_callback_id_, every, std::move(callback)});
+  return next_callback_id_++;
+}
+
+void Simulation::remove_step_callback(int id) {
+  const auto it = std::find_if(callbacks_.begin(), callbacks_.end(), [&](const Callback& c) { return c.id == id; });
+  SPIRE_CHECK(it != callbacks_.end(), ValueError, "Simulation::remove_step_callback: no callback with id ", id);
+  callbacks_.erase(it);
+}
+
+void Simulation::step() {
+  engine_->step(time(), dt_, hook_.get());
+  ++steps_;
+  // A callback may add or remove callbacks: walk a snapshot of the ids.
+  std::vector<int> due;
+  for (const Callback& c : callbacks_)
+    if (steps_ % c.every == 0) due.push_back(c.id);
+  for (int id : due) {
+    const auto it = std::find_if(callbacks_.begin(), callbacks_.end(), [&](const Callback& c) { return c.id == id; });
+    if (it != callbacks_.end()) {
+      StepCallback fn = it->fn;
+      fn(*this);
+    }
+  }
+}
+
+void Simulation::run(double until) {
+  SPIRE_CHECK(!std::isnan(until), ValueError, "Simulation::run: until is NaN");
+  // A tolerance of a millionth of a step keeps until = m dt from taking an extra step to rounding.
+  while (time() < until - 1e-6 * dt_) step();
+}
+
+void Simulation::run_steps(int64_t steps) {
+  SPIRE_CHECK(steps >= 0, ValueError, "Simulation::run_steps: steps must be >= 0, got ", steps);
+  for (int64_t i = 0; i < steps; ++i) step();
+}
+
+double Simulation::sources_end_time() const {
+  double t = -std::numeric_limits<double>::infinity();
+  for (const Source& s : sources_) t = std::max(t, s.profile->end_time());
+  return t;
+}
+
+FieldView Simulation::field(Component c) const {
+  SPIRE_CHECK(lattice_.has(c), ValueError, "Simulation::field: a ", to_string(lattice_.dimensions()),
+              " problem does not carry ", to_string(c));
+  FieldView v = engine_->view(c);
+  v.lattice = &lattice_;
+  v.time = is_electric(c) ? time() : time() - 0.5 * dt_;
+  return v;
+}
+
+void Simulation::set_field(Component c, const std::function<std::complex<double>(const Vec3&)>& value) {
+  SPIRE_CHECK(lattice_.has(c), ValueError, "Simulation::set_field: a ", to_string(lattice_.dimensions()),
+              " problem does not carry ", to_string(c));
+  SPIRE_CHECK(bool(value), ValueError, "Simulation::set_field: empty function");
+  engine_->set(c, value, materials_);
+}
+
+double Simulation::electric_energy() const { return engine_->electric_energy(materials_); }
+
+double Simulation::magnetic_energy() const {
+  // The trial half step leaves the engine as it was; the engine is logically const here.
+  return engine_->magnetic_energy(materials_, time(), dt_);
+}
+
+double Simulation::energy() const { return electric_energy() + magnetic_energy(); }
+
+}  // namespace spire::elec

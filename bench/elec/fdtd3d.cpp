@@ -14,7 +14,8 @@
 // load average at the start and the end.
 //
 // usage: fdtd3d [--n 100] [--pml 10] [--steps 40] [--runs 5] [--threads 1,2] [--no-meep]
-//   environment: SPIRE_MEEP_PYTHON (default python3), the interpreter that imports meep
+//   environment: SPIRE_MEEP_PYTHON, the interpreter that imports meep (default: /usr/bin/python3,
+//   where Debian's python3-meep lives; bench/elec/install-peers.sh installs it)
 #include <omp.h>
 
 #include <algorithm>
@@ -99,7 +100,7 @@ print("MEEP", time.perf_counter() - t0, time.process_time() - c0, mp.__version__
 
 std::string python() {
   const char* p = std::getenv("SPIRE_MEEP_PYTHON");
-  return p && *p ? p : "python3";
+  return p && *p ? p : "/usr/bin/python3";
 }
 
 // Runs the Meep script; false (with the reason printed once) when meep cannot be run.

@@ -159,7 +159,8 @@ gpu-test:
 	cmake -S . -B $(GPU_BUILD) -G "$$gen" -DCMAKE_BUILD_TYPE=Release -DSPIRE_CUDA=ON -DSPIRE_BENCH=ON \
 	  -DSPIRE_PYTHON=OFF $(CMAKE_ARGS) > $(GPU_BUILD)/configure.log 2>&1 || { cat $(GPU_BUILD)/configure.log; exit 1; }
 	cmake --build $(GPU_BUILD) -j $(JOBS) --target spire_cuda_tests spire_cuda_emulate_reduce \
-	  spire_cuda_emulate_scan bench_cuda
+	  spire_cuda_emulate_scan spire_sponge_cuda_host_tests spire_sponge_cuda_tests bench_cuda \
+	  bench_sponge_water_pme
 	tests=0
 	ctest --test-dir $(GPU_BUILD) -L '^cuda' --output-on-failure 2>&1 | tee $(GPU_BUILD)/logs/ctest-gpu.log || tests=$$?
 	$(GPU_BUILD)/bin/bench_cuda --benchmark_repetitions=5 --benchmark_out_format=json \

@@ -1,12 +1,14 @@
 // `spire md`: molecular dynamics from job files (science/sponge).
-//   spire md run job.toml [-o DIR] [--steps N] [--resume] [--quiet]
+//   spire md run job.toml [-o DIR] [--steps N] [--resume] [--quiet] [--platform NAME]
 //       builds the job's system, minimises it and draws velocities when the job says, and runs it,
 //       printing the thermo log and progress lines with the speed in ns/day (tau/day in lj units);
 //       writes DIR/thermo.csv, the H5MD trajectory and checkpoints (file names from the job's
 //       [output]). DIR defaults to the job file's name without its extension, beside it.
 //       Ctrl-C stops after the step in progress, writes a checkpoint and exits with code 130; the
 //       same command with --resume (or [run] resume = true) continues from it to the job's total
-//       steps, appending to the files.
+//       steps, appending to the files. --platform runs the steps on another platform than the job's
+//       [run] platform ("cpu", "cuda", "cuda:1": science/sponge/platform.h); a checkpoint written on
+//       one platform resumes on any other.
 #include <signal.h>
 
 #include <atomic>
@@ -57,6 +59,7 @@ struct RunOptions {
   std::string job, out;
   int64_t steps = -1;
   bool resume = false, quiet = false;
+  std::string platform;  // "" for the job's
 };
 
 std::string format(const char* f, double x) {
@@ -79,6 +82,7 @@ std::string describe(const MdJob& job, const Simulation& sim) {
   if (sim.force_field().terms().empty()) s += " none";
   if (job.forces.coulomb.enabled) s += " (" + job.forces.coulomb.method + ")";
   s += "; " + sim.integrator().name() + ", dt = " + format("%g", job.integrator.dt) + " " + job.units.time;
+  s += "; platform " + sim.device();
   return s;
 }
 
@@ -86,6 +90,7 @@ int run(RunOptions o) {
   MdJob job = load_md_job(o.job);
   if (o.steps >= 0) job.run.steps = o.steps, job.run.time = 0;
   if (o.quiet) job.run.progress_seconds = 0;
+  if (!o.platform.empty()) job.run.platform = parse_platform(o.platform);
   const std::string out = !o.out.empty() ? o.out : fs::path(o.job).replace_extension("").string();
   fs::create_directories(out);
   const bool resume = o.resume || job.run.resume;
@@ -100,6 +105,7 @@ int run(RunOptions o) {
   InterruptGuard guard;
   JobRun r = start_job(job, out, resume, o.quiet ? nullptr : &std::cout, &interrupt_requested);
   Simulation& sim = *r.simulation;
+  sim.prepare();  // makes the platform's device now, so the description names it (and a missing GPU stops here)
   const int64_t total = total_steps(job), remaining = r.remaining_steps(job);
   if (!o.quiet) {
     std::cout << "md run " << o.job << ": " << describe(job, sim) << std::endl;
@@ -144,6 +150,9 @@ SPIRE_CLI_COMMAND(55, [](CLI::App& app) -> std::function<int()> {
       ->check(CLI::NonNegativeNumber);
   rn->add_flag("--resume", o->resume, "continue from the checkpoint in the output folder when there is one");
   rn->add_flag("--quiet", o->quiet, "no thermo log or progress on the terminal (the files are written)");
+  rn->add_option("--platform", o->platform,
+                 "where the steps run, instead of the job's [run] platform: " + detail::join(platforms()) +
+                     " (a device index after a colon: cuda:1)");
   return [=]() -> int { return run(*o); };
 });
 

@@ -54,6 +54,9 @@ Objects and what they hold:
   observables (``temperature``, ``kinetic_energy``, ``potential_energy``, ``energies``,
   ``pressure``, ``pressure_tensor``, ``volume``, ``conserved_energy``), ``save_checkpoint`` /
   ``restore`` (bit for bit).
+* Platforms: ``Simulation(..., platform="cuda")`` (or ``"cuda:1"``) runs the steps on a GPU, with the
+  same observables, reporters and checkpoints as ``"cpu"`` (a checkpoint restarts on either);
+  ``platforms()`` lists what this build has (``["cpu", "cuda"]`` with CUDA).
 
 Runs and force evaluations release the GIL; callbacks, Python reporters and output to Python files
 take it back for their calls, and Ctrl-C stops a run between steps. Bad input raises
@@ -81,7 +84,7 @@ __all__ = [
     "Barostat", "MonteCarloBarostat", "BerendsenBarostat",
     "MinimizeResult", "minimize_fire", "minimize_lbfgs",
     # running and output
-    "Simulation", "Reporter", "ThermoLog", "H5mdWriter", "CheckpointWriter", "is_molecular_term",
+    "Simulation", "Reporter", "ThermoLog", "H5mdWriter", "CheckpointWriter", "is_molecular_term", "platforms",
 ]
 
 Units = _sponge.Units
@@ -137,3 +140,4 @@ ThermoLog = _sponge.ThermoLog
 H5mdWriter = _sponge.H5mdWriter
 CheckpointWriter = _sponge.CheckpointWriter
 is_molecular_term = _sponge.is_molecular_term
+platforms = _sponge.platforms

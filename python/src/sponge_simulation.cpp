@@ -6,7 +6,11 @@
 // calls back into Python takes it for the call: step callbacks, Python reporters, the thermo log
 // and progress lines written to a Python file (sys.stdout in a notebook), and a check for pending
 // signals a few times a second, so Ctrl-C stops a long run between two steps (KeyboardInterrupt;
-// the simulation stays usable at the step it reached).
+// the simulation stays usable at the step it reached). The look is SimulationOptions::poll, not a
+// step callback, so that a run on a device platform is not cut into one-step chunks by it.
+//
+// Platforms. Simulation(..., platform="cuda") runs the steps on a registered platform's device
+// (science/sponge/platform.h); spire.sponge.platforms() lists the ones this build has.
 //
 // Identity. A Simulation made here is a PySimulation: callbacks and Python reporters receive the
 // very Python object the user made (pybind11 finds the registered instance), so they can set its
@@ -22,6 +26,7 @@
 #include "science/sponge/checkpoint.h"
 #include "science/sponge/h5md.h"
 #include "science/sponge/minimize.h"
+#include "science/sponge/platform.h"
 #include "science/sponge/simulation.h"
 #include "science/sponge/thermo.h"
 #include "science/sponge/velocities.h"
@@ -133,6 +138,9 @@ void bind_reporters(py::module_& m) {
            py::arg("path"))
       .def_property_readonly("path", &CheckpointWriter::path);
 
+  m.def("platforms", &platforms,
+        "The platforms this build can run a Simulation on: \"cpu\" first, then those a platform library "
+        "registered (\"cuda\" when built with CUDA), for Simulation(..., platform=...) and [run] platform.");
   m.def("is_molecular_term", &is_molecular_term, py::arg("name"),
         "Whether a term's energy counts as E_mol (bonds, angles, torsions, impropers) in the thermo log.");
 }
@@ -143,9 +151,20 @@ struct ProgressOwner {
   std::unique_ptr<std::ostream> progress;
 };
 
-SimulationOptions with_progress(SimulationOptions o, std::ostream* out) {
+// The options with the Python side's progress stream and its Ctrl-C check.
+SimulationOptions python_options(SimulationOptions o, std::ostream* out) {
   o.progress = out;
   if (!out) o.progress_seconds = 0;
+  // Ctrl-C between steps (or a device's chunks of steps): a look at pending signals a few times a
+  // second.
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  o.poll = [last]() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < std::chrono::milliseconds(200)) return;
+    *last = now;
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  };
   return o;
 }
 
@@ -162,21 +181,12 @@ class PySimulation : private ProgressOwner, public Simulation {
                SimulationOptions options, std::unique_ptr<std::ostream> progress)
       : ProgressOwner{std::move(progress)},
         Simulation(std::move(system), std::move(state), std::move(forces), integrator,
-                   with_progress(options, ProgressOwner::progress.get())),
+                   python_options(options, ProgressOwner::progress.get())),
         integrator_(integrator) {
     SPIRE_CHECK(!bound_integrators().count(integrator_.get()), ValueError,
                 "Simulation: this integrator already drives another Simulation; make one integrator per "
                 "simulation (its thermostat, barostat and constraint state belong to one run)");
     bound_integrators().insert(integrator_.get());
-    // Ctrl-C between steps: a look at pending signals a few times a second.
-    auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-    add_callback(1, [last](Simulation&) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - *last < std::chrono::milliseconds(200)) return;
-      *last = now;
-      py::gil_scoped_acquire gil;
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    });
   }
   ~PySimulation() { bound_integrators().erase(integrator_.get()); }
 
@@ -220,7 +230,7 @@ void bind_simulation(py::module_& m) {
       "are (N, 3) arrays that copy in and out.");
   cls.def(py::init([](const System& system, const State& state, py::handle force_field,
                       std::shared_ptr<Integrator> integrator, uint64_t seed, std::optional<bool> remove_com_motion,
-                      py::handle progress, double progress_seconds) {
+                      py::handle progress, double progress_seconds, const std::string& platform) {
             SPIRE_CHECK(integrator != nullptr, ValueError, "Simulation: integrator is None");
             ForceField ff(0.1);
             if (py::isinstance<ForceField>(force_field)) {
@@ -239,6 +249,7 @@ void bind_simulation(py::module_& m) {
             o.seed = seed;
             o.remove_com_motion = remove_com_motion;
             o.progress_seconds = progress_seconds;
+            o.platform = parse_platform(platform);
             std::unique_ptr<std::ostream> out;
             if (!progress.is_none() && progress_seconds > 0)
               out = python_text_stream(progress, "spire.sponge.Simulation progress");
@@ -249,11 +260,13 @@ void bind_simulation(py::module_& m) {
           }),
           py::arg("system"), py::arg("state"), py::arg("force_field"), py::arg("integrator"), py::kw_only(),
           py::arg("seed") = 0, py::arg("remove_com_motion") = py::none(), py::arg("progress") = "stderr",
-          py::arg("progress_seconds") = 5.0,
+          py::arg("progress_seconds") = 5.0, py::arg("platform") = "cpu",
           "force_field: a ForceField or a list of terms. seed: the run's seed (checkpoints require the same). "
           "remove_com_motion: whether the temperature leaves out the centre of mass's 3 degrees of freedom (None: "
           "as the integrator does). progress: where a line with the speed (ns/day) goes every progress_seconds "
-          "during run() (\"stderr\", \"stdout\", a file object, or None for none).");
+          "during run() (\"stderr\", \"stdout\", a file object, or None for none). platform: where the steps "
+          "run, \"cpu\" or one of platforms() with an optional device index (\"cuda\", \"cuda:1\"); observables, "
+          "reporters and checkpoints are the same on every platform.");
 
   cls.def(
          "run",
@@ -394,6 +407,10 @@ void bind_simulation(py::module_& m) {
                                return s.force_field().neighbors() ? s.force_field().neighbors()->builds() : 0;
                              })
       .def_property_readonly("seed", &PySimulation::seed)
+      .def_property_readonly("platform", [](const PySimulation& s) { return s.options().platform.name; },
+                             "The platform the steps run on: \"cpu\", \"cuda\", ...")
+      .def_property_readonly("device", &PySimulation::device,
+                             "Where the steps run, in words: \"cpu\" or e.g. \"cuda:0 (NVIDIA H100 80GB HBM3)\".")
       .def_property_readonly("removes_com_motion", &PySimulation::removes_com_motion)
       .def_property_readonly("speed_per_day", &PySimulation::speed_per_day,
                              "Simulated time per wall-clock day of the latest run (ps/day in md: /1000 for ns/day).");
@@ -426,7 +443,9 @@ void bind_simulation(py::module_& m) {
       .def("__repr__", [](const PySimulation& s) {
         std::ostringstream o;
         o << "Simulation(" << s.system().size() << " particles, " << s.integrator().name() << ", step "
-          << s.state().step << ")";
+          << s.state().step;
+        if (s.options().platform.name != "cpu") o << ", on " << s.device();
+        o << ")";
         return o.str();
       });
 }

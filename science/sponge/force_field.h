@@ -2,6 +2,7 @@
 // cutoff among them, plus the skin), and the result of the latest evaluation.
 #pragma once
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "science/sponge/force.h"
@@ -20,6 +21,9 @@ class ForceField {
   // Evaluates every term at `state` (updating the neighbour list first) into result().
   const ForceResult& compute(const System& system, const State& state);
   const ForceResult& result() const { return result_; }
+  // Replaces the latest evaluation with one made elsewhere: a device platform's forces, energies
+  // and virial (platform.h), so that observables and reporters read them as they read compute()'s.
+  void set_result(ForceResult result) { result_ = std::move(result); }
   // Null when no term has a cutoff.
   const NeighborList* neighbors() const { return list_.get(); }
   double skin() const { return skin_; }

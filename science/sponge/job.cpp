@@ -355,6 +355,13 @@ void read_run(JobSection& root, MdJob& job) {
   r.seed = uint64_t(seed);
   t.number("progress", r.progress_seconds, 0, kInf);
   t.boolean("resume", r.resume);
+  std::string platform = "cpu";
+  t.string("platform", platform);
+  try {
+    r.platform = parse_platform(platform);
+  } catch (const ConfigError& e) {
+    throw ConfigError(detail::cat(job.where, ": run.platform: ", e.what()));
+  }
   t.finish();
 }
 

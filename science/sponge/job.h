@@ -40,7 +40,8 @@
 //   [minimize]     method = "fire"|"lbfgs", force_tolerance (default 10 kJ/mol/nm in md; required
 //                  in lj), max_iterations = 10000; before the first step of a fresh run
 //   [run]          steps | time (the run's total; a resumed run continues to it), seed = 0,
-//                  progress = 5 (seconds between progress lines; 0: none), resume = false
+//                  progress = 5 (seconds between progress lines; 0: none), resume = false,
+//                  platform = "cpu" | "cuda" | "cuda:1" (platform.h; the platforms this build has)
 //   [output]       [output.thermo] interval = 100, file = "thermo.csv" ("" for none), normalize
 //                  [output.h5md] file = "trajectory.h5", interval = 1000, position = true,
 //                  velocity = true, force = false, observables = true, float32 = false, author
@@ -62,6 +63,7 @@
 #include "science/sponge/lennard_jones.h"
 #include "science/sponge/minimize.h"
 #include "science/sponge/nose_hoover.h"
+#include "science/sponge/platform.h"
 #include "science/sponge/simulation.h"
 
 namespace spire::sponge {
@@ -188,6 +190,7 @@ struct RunSettings {
   uint64_t seed = 0;
   double progress_seconds = 5;
   bool resume = false;
+  PlatformChoice platform;  // "cpu" unless the job names another
 };
 
 struct ThermoOutput {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <limits>
 #include <optional>
 
 #include "engine/core/error.h"
@@ -287,6 +288,7 @@ std::unique_ptr<Simulation> make_simulation(const MdJob& job, const MakeOptions&
   so.seed = job.run.seed;
   so.progress_seconds = job.run.progress_seconds;
   so.stop = options.stop;
+  so.platform = job.run.platform;
   return std::make_unique<Simulation>(std::move(built.system), std::move(built.state), std::move(forces),
                                       make_integrator(job), so);
 }
@@ -314,8 +316,8 @@ void add_outputs(Simulation& simulation, const MdJob& job, const std::string& di
   const std::string checkpoint = checkpoint_path(job, directory);
   if (job.checkpoint.interval > 0)
     simulation.add_reporter(std::make_shared<CheckpointWriter>(checkpoint), job.checkpoint.interval);
-  else
-    simulation.add_reporter(std::make_shared<FinalCheckpoint>(checkpoint), 1);
+  else  // it records nothing per step, so its interval never splits a device's chunk of steps
+    simulation.add_reporter(std::make_shared<FinalCheckpoint>(checkpoint), std::numeric_limits<int64_t>::max());
 }
 
 int64_t JobRun::remaining_steps(const MdJob& job) const {

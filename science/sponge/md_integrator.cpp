@@ -125,7 +125,8 @@ void MdIntegrator::finish_step(const System& system, State& state, ForceField& f
   kick(system, state, forces, h);
   if (!constraints_.empty())
     constraints_.constrain_velocities(state.box, state.positions, state.velocities, &velocity_virial, h);
-  constraint_virial_ = (position_virial + velocity_virial) * 0.5;
+  constraint_virial_ = (position_virial + kick_projection_virial_ + velocity_virial) * 0.5;
+  kick_projection_virial_ = Mat3();
 }
 
 double MdIntegrator::conserved_energy(const System& system, const State& state, const ForceField& forces) const {

@@ -100,6 +100,10 @@ class MdIntegrator : public Integrator {
   int64_t dof_ = 0;
   int64_t prepared_size_ = -1;  // the system size prepare() saw; -1 before it
   Mat3 constraint_virial_;
+  // The virial of a velocity projection a scheme makes after its first kick (LangevinMiddle), with
+  // the force m Delta v / (dt / 2): part of the position stage of constraint_virial_, which
+  // finish_step adds it to and then clears.
+  Mat3 kick_projection_virial_;
   double heat_ = 0;
   std::vector<Vec3> reference_;  // positions before the drift, SHAKE's reference
 };

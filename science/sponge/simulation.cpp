@@ -1,6 +1,8 @@
-// The run loop, reporting schedule, restart and progress lines of a Simulation (simulation.h).
+// The run loop, reporting schedule, restart and progress lines of a Simulation (simulation.h), on
+// the cpu or on a platform's device in chunks of steps.
 #include "science/sponge/simulation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -25,6 +27,9 @@ Simulation::Simulation(System system, State state, ForceField forces, std::share
   if (state_.velocities.empty()) state_.velocities.assign(n, Vec3{});
   SPIRE_CHECK(state_.velocities.size() == n, ValueError, "Simulation: the state has ", state_.velocities.size(),
               " velocities for a system of ", n, " particles");
+  // An unknown platform is named now rather than at the first step.
+  if (options_.platform.name != "cpu")
+    parse_platform(options_.platform.name + ":" + std::to_string(std::max(0, options_.platform.device)));
 }
 
 Simulation::~Simulation() = default;
@@ -55,9 +60,42 @@ void Simulation::prepare() {
     checked_ = true;
   }
   if (!stale_) return;
-  integrator_->prepare(system_, state_, forces_);
+  if (options_.platform.name == "cpu") {
+    integrator_->prepare(system_, state_, forces_);
+  } else {
+    // The host puts the state on its constraints and sets the integrator up (the thermostat's
+    // degrees of freedom) as on the cpu; the device computes the forces at what it is given.
+    integrator_->prepare(system_, state_, no_forces_);
+    if (!device_)
+      device_ = make_device_dynamics(options_.platform, system_, forces_, *integrator_, options_.seed);
+    device_->upload(state_, integrator_->save_state());
+    pull_from_device();
+  }
   stale_ = false;
   observables_valid_ = false;
+}
+
+void Simulation::pull_from_device() {
+  ForceResult result = forces_.result();  // sized as before; the device overwrites every part
+  IntegratorState variables;
+  device_->download(state_, result, variables, device_constraint_virial_);
+  forces_.set_result(std::move(result));
+  integrator_->load_state(variables);
+  observables_valid_ = false;
+}
+
+std::string Simulation::device() const {
+  if (options_.platform.name == "cpu") return "cpu";
+  if (device_) return device_->device();
+  return options_.platform.name + ":" + std::to_string(options_.platform.device);
+}
+
+int64_t Simulation::steps_to_next_due(int64_t limit) const {
+  int64_t n = limit;
+  // interval - step % interval is in [1, interval]: the next multiple after the current step.
+  for (const Scheduled& r : reporters_) n = std::min(n, r.interval - state_.step % r.interval);
+  for (const Callback& c : callbacks_) n = std::min(n, c.interval - state_.step % c.interval);
+  return n;
 }
 
 const Observables& Simulation::observables() const {
@@ -65,7 +103,7 @@ const Observables& Simulation::observables() const {
               "call prepare() (run() and restore() do) first");
   if (!observables_valid_) {
     observables_ = compute_observables(system_, state_, forces_.result(), removes_com_motion(),
-                                       integrator_->constraint_virial());
+                                       device_ ? device_constraint_virial_ : integrator_->constraint_virial());
     observables_.conserved_energy = integrator_->conserved_energy(system_, state_, forces_);
     observables_valid_ = true;
   }
@@ -120,7 +158,7 @@ void Simulation::progress_line(int64_t done, int64_t total, std::chrono::steady_
   std::snprintf(buf, sizeof buf, "sponge: step %lld (%lld/%lld, %.1f%%), t = %.6g %s, ", (long long)state_.step,
                 (long long)done, (long long)total, total > 0 ? 100.0 * double(done) / double(total) : 100.0,
                 state_.time, system_.units.time.c_str());
-  out << buf << speed_text(system_.units, per_day) << ", ETA " << clock_text(eta) << std::endl;
+  out << buf << speed_text(system_.units, per_day) << on_device() << ", ETA " << clock_text(eta) << std::endl;
 }
 
 void Simulation::run(int64_t steps) {
@@ -137,12 +175,26 @@ void Simulation::run(int64_t steps) {
   interrupted_ = false;
   int64_t done = 0;
   while (done < steps) {
+    if (options_.poll) options_.poll();
     if (options_.stop && options_.stop->load(std::memory_order_relaxed)) {
       interrupted_ = true;
       break;
     }
-    ++done;
-    integrator_->step(system_, state_, forces_);
+    if (device_) {
+      // Up to the next step the host must see (a report, a callback, the end of the run).
+      const int64_t chunk = steps_to_next_due(std::min(steps - done, kDeviceChunk));
+      try {
+        device_->run(chunk);
+      } catch (...) {
+        stale_ = true;  // the host keeps the last chunk's end; the device is loaded from it again first
+        throw;
+      }
+      done += chunk;
+      pull_from_device();
+    } else {
+      ++done;
+      integrator_->step(system_, state_, forces_);
+    }
     observables_valid_ = false;
     // By index, on a copy: a callback may add callbacks (the vector may grow under it).
     for (size_t k = 0; k < callbacks_.size(); ++k)
@@ -167,7 +219,7 @@ void Simulation::run(int64_t steps) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "sponge: %lld steps in %.3g s%s, ", (long long)done, wall,
                   interrupted_ ? " (stopped early)" : "");
-    out << buf << speed_text(system_.units, speed_per_day_) << std::endl;
+    out << buf << speed_text(system_.units, speed_per_day_) << on_device() << std::endl;
   }
 }
 

@@ -29,8 +29,20 @@
 // interrupted() is true until the next run().
 //
 // Progress. While run() goes, a line on the progress stream (stderr by default) every
-// progress_seconds: step, simulated time, speed (ns/day in md units, tau/day in lj) and the time
-// left; and a summary at the end when any progress line was written.
+// progress_seconds: step, simulated time, speed (ns/day in md units, tau/day in lj), the device
+// when the steps run on one, and the time left; and a summary at the end when any progress line
+// was written.
+//
+// Platforms (platform.h). SimulationOptions::platform other than "cpu" makes the platform's
+// DeviceDynamics at the first prepare() (or run(), or restore()), which takes the state and the
+// integrator's variables and runs whole steps on its device, in chunks that end exactly at every
+// step where a reporter or a callback is due, at the end of run() and at most kDeviceChunk steps
+// apart (the stop flag is read between chunks, so a stop is honoured within one chunk). After a
+// chunk the device's state, forces, energies, integrator variables and constraint virial come
+// back into this object, so observables, reporters, callbacks and checkpoints are this host code
+// on every platform, and a checkpoint written on one platform restarts on another. A state
+// changed by a callback (modify_state()) or by restore() is uploaded before the next step. The
+// host integrator only keeps the variables (save_state()) and sets itself up; it never steps.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -44,6 +56,7 @@
 
 #include "science/sponge/integrator.h"
 #include "science/sponge/observables.h"
+#include "science/sponge/platform.h"
 
 namespace spire::sponge {
 
@@ -75,6 +88,12 @@ struct SimulationOptions {
   // Read before every step; true ends run() after the step in progress (see above). Lock-free, so a
   // signal handler may set it.
   const std::atomic<bool>* stop = nullptr;
+  // Called where the stop flag is read (before every step on the cpu, between chunks on a device);
+  // it may throw to abandon the run, leaving the simulation at the step it reached (the Python
+  // module checks for Ctrl-C here without making every step a chunk boundary).
+  std::function<void()> poll;
+  // Where the steps run: "cpu" (this library's kernels) or a registered platform (parse_platform).
+  PlatformChoice platform;
 };
 
 class Simulation {
@@ -115,6 +134,12 @@ class Simulation {
   // integrator's constraint virial and conserved energy.
   const Observables& observables() const;
   bool removes_com_motion() const;
+  // Where the steps run, for logs: "cpu", or the platform's device ("cuda:0 (NVIDIA H100 80GB HBM3)")
+  // once prepare() has made it.
+  std::string device() const;
+
+  // The most steps a device runs between two looks at the stop flag.
+  static constexpr int64_t kDeviceChunk = 100;
 
   // Writes a checkpoint of the current step (checkpoint.h): atomic, whole or not at all.
   void save_checkpoint(const std::string& path) const;
@@ -141,12 +166,24 @@ class Simulation {
   };
   void report_due();
   void progress_line(int64_t done, int64_t total, std::chrono::steady_clock::time_point start, double t0);
+  // The steps (1 .. limit) from the current one to the next where a reporter or callback is due.
+  int64_t steps_to_next_due(int64_t limit) const;
+  // The device's state, forces, integrator variables and constraint virial into this object.
+  void pull_from_device();
+  // " on <device>" for progress lines when the steps run on a device; "" on the cpu.
+  std::string on_device() const { return device_ ? " on " + device_->device() : std::string(); }
 
   System system_;
   State state_;
   ForceField forces_;
   std::shared_ptr<Integrator> integrator_;
   SimulationOptions options_;
+  // Set when options_.platform is not "cpu": runs the steps; forces_ then only holds its results.
+  std::unique_ptr<DeviceDynamics> device_;
+  Mat3 device_constraint_virial_;
+  // The integrator's prepare() on the host with a device: its setup (constraints, degrees of
+  // freedom, thermostat) without a force evaluation the device makes anyway.
+  ForceField no_forces_;
   std::vector<Scheduled> reporters_;
   std::vector<Callback> callbacks_;
   bool checked_ = false;

@@ -741,6 +741,36 @@ def test_ctrl_c_stops_a_run_between_steps_and_leaves_the_simulation_usable():
     assert sim.step == stopped + 3
 
 
+# ---- platforms ----
+
+def test_platforms_list_cpu_first_and_a_simulation_names_where_it_runs():
+    names = md.platforms()
+    assert names[0] == "cpu"
+    assert names[1:] == sorted(names[1:])  # the registered platforms, in name order
+    assert md.platforms is spire.sponge.platforms
+    system, state, ff = lj_liquid(cells=3)
+    default = md.Simulation(system, state, ff, md.VelocityVerlet(0.004))
+    explicit = md.Simulation(system, state, ff, md.VelocityVerlet(0.004), platform="cpu")
+    assert default.platform == explicit.platform == "cpu" and explicit.device == "cpu"
+    default.run(5)
+    explicit.run(5)
+    np.testing.assert_array_equal(default.positions, explicit.positions)
+    assert default.energies == explicit.energies
+
+
+def test_an_unknown_platform_is_named_with_the_platforms_there_are():
+    system, state, ff = lj_liquid(cells=3)
+    with pytest.raises(spire.ConfigError, match=r"unknown platform 'nosuch'; this build has: cpu"):
+        md.Simulation(system, state, ff, md.VelocityVerlet(0.004), platform="nosuch")
+    with pytest.raises(spire.ConfigError, match="cpu takes no device index"):
+        md.Simulation(system, state, ff, md.VelocityVerlet(0.004), platform="cpu:1")
+    # The integrator of a refused simulation is free for another.
+    integrator = md.VelocityVerlet(0.004)
+    with pytest.raises(ValueError, match="nosuch"):
+        md.Simulation(system, state, ff, integrator, platform="nosuch")
+    assert md.Simulation(system, state, ff, integrator).platform == "cpu"
+
+
 # ---- arrays in and out, and the errors of bad input ----
 
 def test_arrays_copy_in_and_out():

@@ -457,6 +457,26 @@ TEST(SpongeJob, BadValuesNameTheKeyAndWhatIsAllowed) {
   }
 }
 
+// [run] platform: "cpu" by default; a platform this build lacks (or a bad device index) is named
+// with the platforms there are, under the key's name, before anything is built.
+TEST(SpongeJob, PlatformKeyNamesThePlatformsThisBuildHas) {
+  const std::string lj = kLjHeader;
+  EXPECT_EQ(parse_md_job(lj, "job.toml").run.platform.name, "cpu");
+  const MdJob cpu = parse_md_job(lj + "platform = \"cpu\"\n", "job.toml");
+  EXPECT_EQ(cpu.run.platform.name, "cpu");
+  EXPECT_EQ(cpu.run.platform.device, 0);
+  EXPECT_EQ(make_simulation(cpu)->options().platform.name, "cpu");
+  const std::string known = detail::join(platforms());
+  const std::string unknown = error_of(lj + "platform = \"gpu\"\n");
+  EXPECT_NE(unknown.find("job.toml: run.platform: unknown platform 'gpu'; this build has: " + known),
+            std::string::npos) << unknown;
+  EXPECT_NE(error_of(lj + "platform = \"cpu:1\"\n").find("run.platform: platform 'cpu:1': cpu takes no device index"),
+            std::string::npos);
+  EXPECT_NE(error_of(lj + "platform = 1\n").find("run.platform"), std::string::npos);
+  EXPECT_NE(error_of(lj + "platforms = \"cpu\"\n").find("allowed: steps, time, seed, progress, resume, platform"),
+            std::string::npos);
+}
+
 void expect_same_bits(const State& a, const State& b) {
   ASSERT_EQ(a.positions.size(), b.positions.size());
   for (size_t i = 0; i < a.positions.size(); ++i) {

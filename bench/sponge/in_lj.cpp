@@ -36,6 +36,7 @@
 #include "science/sponge/force_field.h"
 #include "science/sponge/lattice.h"
 #include "science/sponge/lennard_jones.h"
+#include "science/sponge/neighbor_search.h"
 #include "science/sponge/velocities.h"
 #include "science/sponge/velocity_verlet.h"
 
@@ -185,8 +186,9 @@ int main(int argc, char** argv) {
     std::ofstream(dir + "/in.lj") << kInLj;
   }
 
-  std::printf("in.lj: 32000 LJ atoms, rc 2.5, skin 0.3, %d steps NVE; median (best) of %d runs; load average %s\n",
-              steps, runs, load_average().c_str());
+  std::printf("in.lj: 32000 LJ atoms, rc 2.5, skin 0.3, %d steps NVE; median (best) of %d runs; load average %s; "
+              "Spire's pair kernel and list search in %s\n",
+              steps, runs, load_average().c_str(), neighbor_search::processor_has_avx512() ? "AVX-512" : "AVX2");
   std::printf("%-8s %18s %18s %14s %14s %14s %18s %12s\n", "threads", "spire (s)", "lammps (s)", "ratio (best)",
               "spire builds", "lammps builds", "lammps chk (s)", "chk builds");
   bool failed = false;

@@ -26,11 +26,12 @@
 // deterministic by default (DeterministicForces false); Spire's have the same bits on any number
 // of threads.
 //
-// After the table, --profile (on by default) breaks Spire's step down, measured: a short run with
-// every force term wrapped in a timer (Lennard-Jones; PME, whose reciprocal part is timed again on
-// its own so that the direct-space part is the difference), the neighbour-list builds timed alone
-// and multiplied by their count, SETTLE timed alone, and the rest of the step (kicks, drifts, the
-// Langevin noise, centre-of-mass removal, the list's displacement check) as what is left.
+// After the table, --profile (on by default) breaks Spire's step down, measured: a short run timed
+// whole, then on its final state the force field's evaluation alone (Lennard-Jones and the PME
+// direct space share one pass over the list; the reciprocal part is timed again on its own so that
+// the rest is the difference), the neighbour-list builds timed alone and multiplied by their count,
+// SETTLE timed alone, and the rest of the step (kicks, drifts, the Langevin noise, centre-of-mass
+// removal) as what is left.
 //
 // OpenMM runs in python3 (SPIRE_PYTHON overrides) from a script this program writes next to the
 // PDB file in a temporary folder, removed at the end.
@@ -59,6 +60,7 @@
 #include "science/sponge/lennard_jones.h"
 #include "science/sponge/minimize.h"
 #include "science/sponge/neighbor_list.h"
+#include "science/sponge/neighbor_search.h"
 #include "science/sponge/pdb.h"
 #include "science/sponge/pme.h"
 #include "science/sponge/velocities.h"
@@ -98,28 +100,6 @@ std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
 }
-
-// A force term that times its inner term's evaluations.
-class TimedForce final : public Force {
- public:
-  explicit TimedForce(ForcePtr inner) : inner_(std::move(inner)) {}
-  std::string name() const override { return inner_->name(); }
-  double cutoff() const override { return inner_->cutoff(); }
-  void check(const System& system, const State& state) const override { inner_->check(system, state); }
-  void add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) override {
-    const auto t0 = Clock::now();
-    inner_->add(system, state, neighbors, out);
-    seconds_ += seconds_since(t0);
-    ++calls_;
-  }
-  double seconds() const { return seconds_; }
-  int64_t calls() const { return calls_; }
-
- private:
-  ForcePtr inner_;
-  double seconds_ = 0;
-  int64_t calls_ = 0;
-};
 
 std::shared_ptr<LennardJones> make_lj() {
   const WaterModel spce = WaterModel::spce();
@@ -171,43 +151,47 @@ SpireRun run_spire(const WaterBox& start, int threads, int warmup, int steps, ui
   return r;
 }
 
-// Where a Spire step's time goes, measured on `threads` threads over `steps` steps.
+// Where a Spire step's time goes, measured on `threads` threads over `steps` steps. The steps are
+// timed whole; then, on the final state, each part again alone, as many times as there were steps
+// (or builds): the force field's evaluation with its list current (Lennard-Jones and the Coulomb
+// direct space in one pass, the exclusion, self and tail terms, the PME reciprocal sum, the list's
+// displacement check), the reciprocal sum by itself, a list build, SETTLE; the rest of the step
+// (kicks, drifts, the Langevin noise, centre-of-mass removal) is what is left.
 void profile_spire(const WaterBox& start, int threads, int warmup, int steps, uint64_t seed) {
   omp_set_num_threads(threads);
   State state = start.state;
   const System& system = start.system;
   maxwell_boltzmann(system, state, kTemperature, seed);
   auto pme = make_pme();
-  auto lj = std::make_shared<TimedForce>(make_lj());
-  auto coulomb = std::make_shared<TimedForce>(pme);
   ForceField forces(g_skin);
-  forces.add(lj);
-  forces.add(coulomb);
+  forces.add(make_lj());
+  forces.add(pme);
   forces.check(system, state);
   LangevinMiddle integrator(kDt, kTemperature, kFriction, seed);
   integrator.prepare(system, state, forces);
   for (int s = 0; s < warmup; ++s) integrator.step(system, state, forces);
-  const double lj0 = lj->seconds(), c0 = coulomb->seconds();
   const int64_t builds0 = forces.neighbors()->builds();
   const auto t0 = Clock::now();
   for (int s = 0; s < steps; ++s) integrator.step(system, state, forces);
   const double total = seconds_since(t0);
-  const double t_lj = lj->seconds() - lj0, t_coulomb = coulomb->seconds() - c0;
   const int64_t builds = forces.neighbors()->builds() - builds0;
 
-  // The reciprocal sum alone, on the final state, as many times as there were steps.
-  ForceResult scratch;
   const int repeat = std::max(5, steps / 4);
-  auto t1 = Clock::now();
-  for (int k = 0; k < repeat; ++k) {
+  auto per_step = [&](auto&& part) {  // seconds for `steps` of `part`, timed over `repeat`
+    const auto t = Clock::now();
+    for (int k = 0; k < repeat; ++k) part();
+    return seconds_since(t) / repeat * steps;
+  };
+  const double t_forces = per_step([&] { forces.compute(system, state); });
+  ForceResult scratch;
+  const double t_recip = per_step([&] {
     scratch.reset(system.size());
     pme->add_reciprocal(system, state, scratch);
-  }
-  const double t_recip = seconds_since(t1) / repeat * steps;
+  });
   // A neighbour-list build alone (same cutoff and skin), times the number of builds.
   NeighborList list(kCutoff, g_skin);
   list.build(system, state);
-  t1 = Clock::now();
+  auto t1 = Clock::now();
   for (int k = 0; k < 3; ++k) list.build(system, state);
   const double per_build = seconds_since(t1) / 3;
   const double t_list = per_build * double(builds);
@@ -215,28 +199,25 @@ void profile_spire(const WaterBox& start, int threads, int warmup, int steps, ui
   // of one step, on a state that satisfies the constraints (SETTLE's work does not depend on it).
   Constraints settle(system);
   std::vector<Vec3> positions = state.positions, velocities = state.velocities;
-  t1 = Clock::now();
-  for (int k = 0; k < repeat; ++k) {
+  const double t_settle = per_step([&] {
     Mat3 w1, w2;
     settle.constrain_positions(state.box, state.positions, positions, &velocities, kDt, &w1, kDt * kDt / 2);
     settle.constrain_velocities(state.box, positions, velocities, &w2, kDt / 2);
-  }
-  const double t_settle = seconds_since(t1) / repeat * steps;
-  const double rest = total - t_lj - t_coulomb - t_list - t_settle;
+  });
+  const double rest = total - t_forces - t_list - t_settle;
 
   auto row = [&](const char* what, double s) {
-    std::printf("    %-44s %9.3f ms/step %6.1f%%\n", what, 1e3 * s / steps, 100 * s / total);
+    std::printf("    %-52s %9.3f ms/step %6.1f%%\n", what, 1e3 * s / steps, 100 * s / total);
   };
   std::printf("  spire, %d thread%s, %d steps (%.1f ns/day under the profiler):\n", threads, threads == 1 ? "" : "s",
               steps, ns_per_day(steps, total));
-  row("Lennard-Jones (neighbour-list pairs)", t_lj);
-  row("PME direct space + exclusions + self", t_coulomb - t_recip);
+  row("LJ + Coulomb direct space (one pass), exclusions, self", t_forces - t_recip);
   row("PME reciprocal (spread, FFTs, gather)", t_recip);
   char what[96];
   std::snprintf(what, sizeof what, "neighbour list: %ld builds x %.2f ms", long(builds), 1e3 * per_build);
   row(what, t_list);
   row("SETTLE (positions + velocities)", t_settle);
-  row("integration, noise, COM removal, list check", rest);
+  row("integration, noise, COM removal", rest);
   row("total", total);
 }
 
@@ -392,8 +373,9 @@ int main(int argc, char** argv) {
   }
 
   std::printf("water PME: SPC/E, rc %.1f nm, skin %g nm, tolerance %g, SETTLE, LangevinMiddle %g K 1/ps, dt %g fs, %d steps after "
-              "%d; median (best) of %d runs; load average %s\n",
-              kCutoff, g_skin, kTolerance, kTemperature, kDt * 1e3, steps, warmup, runs, load_average().c_str());
+              "%d; median (best) of %d runs; load average %s; Spire's pair kernel and list search in %s\n",
+              kCutoff, g_skin, kTolerance, kTemperature, kDt * 1e3, steps, warmup, runs, load_average().c_str(),
+              neighbor_search::processor_has_avx512() ? "AVX-512" : "AVX2");
   std::printf("%-8s %20s %20s %16s %8s\n", "threads", "spire (ns/day)", "openmm (ns/day)", "ratio (best)",
               "builds");
   bool failed = false;

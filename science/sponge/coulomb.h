@@ -15,22 +15,16 @@
 // Distances are minimum-imaged in periodic boxes, which needs cutoff <= Box::max_cutoff() and
 // excluded and 1-4 pairs closer than that (molecules smaller than half the box).
 //
-// Determinism: the direct-space sums depend neither on the thread count nor on the list's skin or
-// build time, given rows whose partners keep their relative order. Rows are split into a fixed
-// number of lanes of consecutive rows, each with one writer and its own force buffer, summed in
-// lane order. Within a row only the pairs inside the cutoff enter the sums (packed in row order
-// before the kernel runs; pairs beyond it are never added, not even as zeros), and the row's own
-// force, energy and virial are reduced in registers in an order fixed by that packed sequence.
-//
-// Speed: the row kernels vectorize (AVX2) without -ffast-math: inline minimum image with exact
-// rounding, 1/sqrt by Newton steps to 2 ulp, erfc from a table (ErfTable), no data-dependent
-// branches.
+// The direct-space sums run in the pair kernel (nonbonded.h), alone or in one pass with
+// Lennard-Jones when a ForceField holds both over the same cutoff: the same bits whatever the
+// thread count and whenever the neighbour list was built; erfc from a spline (ErfTable).
 #pragma once
 #include <array>
 #include <cstdint>
 #include <vector>
 
 #include "science/sponge/force.h"
+#include "science/sponge/nonbonded.h"
 
 namespace spire::sponge {
 
@@ -42,24 +36,18 @@ double ewald_alpha(double cutoff, double tolerance);
 // columns are a, b, c; no factor 2 pi): fractional coordinates are s_d = rec[d] . r.
 std::array<Vec3, 3> reciprocal_vectors(const Box& box);
 
-// A half pair list in the layout of NeighborList: row i is neighbors[offsets[i] .. offsets[i+1]),
-// partners j > i.
-struct PairList {
-  const int64_t* offsets = nullptr;  // rows + 1 entries
-  const int32_t* neighbors = nullptr;
-  int64_t rows = 0;
-};
-
 // Every non-excluded pair (i < j) closer than `range` (minimum image), by brute force: O(N^2). For a
 // Coulomb force evaluated without a neighbour list (add() with neighbors == nullptr) and for tests.
 class BrutePairList {
  public:
   void build(const System& system, const State& state, double range);
-  PairList view() const { return {offsets_.data(), neighbors_.data(), int64_t(offsets_.size()) - 1}; }
+  PairList view() const { return {rows_.data(), sizes_.data(), int64_t(sizes_.size()), pairs_}; }
 
  private:
-  std::vector<int64_t> offsets_;
-  std::vector<int32_t> neighbors_;
+  std::vector<int32_t> neighbors_;  // the rows, and 16 entries of padding
+  int64_t pairs_ = 0;
+  std::vector<const int32_t*> rows_;
+  std::vector<int32_t> sizes_;
 };
 
 // erf(alpha r) / r and its derivative, exact (std::erf, with series where cancellation would cost
@@ -92,18 +80,9 @@ class ErfTable {
   std::vector<double> c_[4];
 };
 
-// Per-lane force buffers, energies and virials of a direct-space sum, reused between calls.
-class PairAccumulator {
- public:
-  static constexpr int kLanes = 32;
-  struct Lane {
-    int64_t begin = 0, end = 0;  // its rows
-    std::vector<Vec3> forces;    // for particles begin .. n-1 (partners j > i >= begin)
-    double energy = 0;
-    Mat3 virial;
-  };
-  std::vector<Lane> lanes;
-};
+// The working memory of the direct-space sums (the pair kernel's blocks and force windows), reused
+// between calls.
+using PairAccumulator = PairKernel;
 
 // The direct-space Ewald sum over `list`: sum over pairs with r < table.cutoff() of
 // k q_i q_j erfc(alpha r)/r; forces and virial added to `out`, energy returned.
@@ -118,6 +97,9 @@ double add_reaction_field_direct(const System& system, const State& state, const
 // -k q_i q_j erf(alpha r)/r over Topology::exclusions (what the reciprocal sum counted but must
 // not); forces and virial added to `out`, energy returned.
 double add_ewald_exclusions(const System& system, const State& state, double alpha, ForceResult& out);
+// The same with erf(alpha r)/r from `table` for the pairs closer than its cutoff (the direct sum's
+// accuracy at a fifth of the cost: excluded pairs are bonded, short), exact for any farther.
+double add_ewald_exclusions(const System& system, const State& state, const ErfTable& table, ForceResult& out);
 
 // coulomb_scale k q_i q_j / r over Topology::pairs14; forces and virial added, energy returned.
 double add_coulomb14(const System& system, const State& state, ForceResult& out);
@@ -137,11 +119,21 @@ class CoulombForce : public Force {
   // Charges sized to the system and finite, cutoff within the box's reach (periodic boxes), every
   // 1-4 pair excluded, excluded and 1-4 indices valid. ValueError naming the problem.
   void check(const System& system, const State& state) const override;
+  // The direct-space pair sum (in the pair kernel), then everything else (add_rest).
+  void add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) override;
 
  protected:
   CoulombForce(double cutoff, const char* method);
   // The neighbour list's rows, or without one a brute-force list of pairs within the cutoff.
   PairList pairs(const System& system, const State& state, const NeighborList* neighbors);
+  // The direct-space pair function as the pair kernel takes it, for `system`'s charges.
+  virtual CoulombPairTerm pair_term(const System& system) const = 0;
+  // What the pair sum leaves out (reciprocal sum, self, exclusions, background, 1-4 pairs): forces
+  // and virial added to out; returns the term's energy, pair_energy plus these.
+  virtual double add_rest(const System& system, const State& state, double pair_energy, ForceResult& out) = 0;
+  // ForceField hands this term's pairs to one pass together with Lennard-Jones's (pair_term,
+  // add_rest).
+  friend class ForceField;
 
   double cutoff_;
   const char* method_;  // for error messages: "ewald", "pme", "reaction field"
@@ -165,6 +157,8 @@ class EwaldSplitCoulomb : public CoulombForce {
  protected:
   // alpha > 0 is used as given; alpha = 0 takes ewald_alpha(cutoff, tolerance). ValueError otherwise.
   EwaldSplitCoulomb(double cutoff, double tolerance, double alpha, const char* method);
+  CoulombPairTerm pair_term(const System& system) const override;
+  double add_rest(const System& system, const State& state, double pair_energy, ForceResult& out) override;
 
   double alpha_;
   ErfTable table_;

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "engine/core/error.h"
+#include "science/sponge/coulomb.h"
+#include "science/sponge/lennard_jones.h"
 
 namespace spire::sponge {
 namespace {
@@ -57,7 +59,43 @@ const ForceResult& ForceField::compute(const System& system, const State& state)
     list_.reset();
   }
   result_.reset(int64_t(state.positions.size()));
-  for (const ForcePtr& t : terms_) t->add(system, state, t->cutoff() > 0 ? list_.get() : nullptr, result_);
+
+  // Lennard-Jones and a Coulomb term over the same cutoff share one pass over the list: the
+  // packing, the gathers and 1/r done once per pair. Each still reports its own energy, at its own
+  // place in the order of the terms.
+  LennardJones* lj = nullptr;
+  CoulombForce* coulomb = nullptr;
+  for (const ForcePtr& t : terms_) {
+    if (!lj) lj = dynamic_cast<LennardJones*>(t.get());
+    if (!coulomb) coulomb = dynamic_cast<CoulombForce*>(t.get());
+  }
+  // (An Ewald-split term without a periodic box goes its own way, to its own error message.)
+  const bool fused = lj && coulomb && lj->cutoff() == coulomb->cutoff() && list_ &&
+                     (state.box.periodic() || !dynamic_cast<EwaldSplitCoulomb*>(coulomb));
+  bool paired = false;
+  PairEnergies pair_energies;
+  for (const ForcePtr& t : terms_) {
+    const bool is_lj = fused && t.get() == lj, is_coulomb = fused && t.get() == coulomb;
+    if (!is_lj && !is_coulomb) {
+      t->add(system, state, t->cutoff() > 0 ? list_.get() : nullptr, result_);
+      continue;
+    }
+    if (!paired) {
+      const int64_t n = int64_t(state.positions.size());
+      SPIRE_CHECK(list_->size() == n && system.size() == n && int64_t(system.charge.size()) == n &&
+                      int64_t(system.type.size()) == n,
+                  ValueError, "ForceField: ", n, " positions but ", system.size(), " particles, ", system.charge.size(),
+                  " charges and ", system.type.size(), " types");
+      const LJPairTerm lj_term = lj->pair_term(system);
+      const CoulombPairTerm coulomb_term = coulomb->pair_term(system);
+      pair_energies = lj->kernel_.add(list_->pair_list(), state, &lj_term, &coulomb_term, result_);
+      paired = true;
+    }
+    if (is_lj)
+      result_.add_energy(lj->name(), lj->add_rest(system, state, pair_energies.lj, result_));
+    else
+      result_.add_energy(coulomb->name(), coulomb->add_rest(system, state, pair_energies.coulomb, result_));
+  }
   return result_;
 }
 

@@ -30,11 +30,10 @@
 // back here with epsilon scaled by lj_scale, as the full Lennard-Jones (no cutoff or shift, as
 // GROMACS's pairs and OpenMM's exceptions), between minimum images.
 //
-// The kernel: rows of the half list in blocks whose forces on j (Newton's third law) go into
-// per-block arrays spanning only the indices those rows reach, summed in block order afterwards;
-// blocks depend on the list alone, so forces, energy and virial have the same bits whatever the
-// thread count. A row's neighbours are taken four at a time in vector registers (positions and
-// parameters gathered, the cutoff a mask), energy and virial accumulated across the block.
+// The pair sum runs in the pair kernel (nonbonded.h), alone or in one pass with the Coulomb
+// direct-space sum when a ForceField holds both over the same cutoff: forces, energy and virial
+// have the same bits whatever the thread count and whenever the neighbour list was built. Rows of
+// types with no Lennard-Jones partner at all (water's hydrogens) are skipped.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -44,6 +43,7 @@
 
 #include "science/sponge/force.h"
 #include "science/sponge/neighbor_list.h"
+#include "science/sponge/nonbonded.h"
 
 namespace spire::sponge {
 
@@ -114,16 +114,16 @@ class LennardJones final : public Force {
   };
   KernelParameters kernel_parameters(const System& system);
 
-  // A block of rows and the window of particle indices its forces land on.
-  struct Block {
-    int64_t row_begin = 0, row_end = 0, lo = 0, hi = 0, offset = 0;  // window [lo, hi] at partial_[3 * offset]
-    double energy = 0;
-    double virial[6] = {0, 0, 0, 0, 0, 0};  // xx xy xz yy yz zz
-  };
-
  private:
+  // ForceField hands this term's pairs to one pass together with a Coulomb term's (pair_term,
+  // add_rest).
+  friend class ForceField;
+  // The pair function as the pair kernel takes it, resolved for `system`'s types.
+  LJPairTerm pair_term(const System& system);
+  // What the pair sum leaves out (1-4 pairs, tail corrections): forces and virial added to out;
+  // returns the term's energy, pair_energy plus these.
+  double add_rest(const System& system, const State& state, double pair_energy, ForceResult& out);
   void resolve(const System& system);
-  void partition(const NeighborList& list, int64_t n);
   // ConfigError naming a type that particles have but that has no parameters.
   void check_types_in_use(const System& system);
   // sum over type pairs of N_a N_b times the tail integrals (see the header comment).
@@ -147,9 +147,8 @@ class LennardJones final : public Force {
   bool resolved_ = false;
   std::vector<PairCoefficients> table_;
   std::vector<char> missing_;  // per type: no parameters (fine while no particle has it)
-  // The block partition of the neighbour list of the latest call, and the blocks' force windows.
-  std::vector<Block> blocks_;
-  std::vector<double> partial_;
+  std::vector<char> active_;   // per type: some type pair of its row has c12 or c6 != 0
+  PairKernel kernel_;
 };
 
 }  // namespace spire::sponge

@@ -9,6 +9,7 @@
 #include "science/sponge/pme.h"
 
 #include <fftw3.h>
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -26,6 +27,7 @@ namespace {
 constexpr int kMaxOrder = 12;
 constexpr int64_t kColumnChunk = 8;   // 1D transforms per FFTW call along the first axis (128 bytes)
 constexpr int64_t kSplineBlock = 64;  // particles per vectorized spline block
+constexpr int64_t kPointFactors = 7;  // per spectrum point: the influence and six virial factors
 // Below these sizes a step runs on one thread: waking a team costs more than the work saves.
 constexpr int64_t kParallelParticles = 4096;
 constexpr int64_t kParallelMesh = 32768;
@@ -142,7 +144,8 @@ struct PmeCoulomb::Mesh {
   std::vector<double> moduli[3];
 
   Box influence_box;
-  std::vector<double> influence;  // k exp(-pi^2 m^2/alpha^2) / (2 pi V m^2 B(m)) per spectrum point
+  // Per spectrum point: k exp(-pi^2 m^2/alpha^2) / (2 pi V m^2 B(m)), then the six virial factors.
+  std::vector<double> influence;
 
   std::vector<int> index[3];           // floor(u) mod K per particle
   std::vector<double> theta[3], dtheta[3];  // [particle * order + j]
@@ -302,7 +305,7 @@ double PmeCoulomb::add_reciprocal(const System& system, const State& state, Forc
     const int threads = omp_get_num_threads(), t = omp_get_thread_num();
     const int p0 = int(int64_t(k0) * t / threads), p1 = int(int64_t(k0) * (t + 1) / threads);
     for (int p = p0; p < p1; ++p) std::fill(real + p * m.real_stride, real + (p + 1) * m.real_stride, 0.0);
-    int zi[kMaxOrder];
+    int zi[kMaxOrder], yi[kMaxOrder];
     for (int s = p0 - n + 1; s < p1; ++s) {
       const int bucket = ((s % k0) + k0) % k0;
       for (int64_t e = m.bucket_start[size_t(bucket)]; e < m.bucket_start[size_t(bucket + 1)]; ++e) {
@@ -311,8 +314,13 @@ double PmeCoulomb::add_reciprocal(const System& system, const State& state, Forc
         const double* tx = &m.theta[0][size_t(p * n)];
         const double* ty = &m.theta[1][size_t(p * n)];
         const double* tz = &m.theta[2][size_t(p * n)];
+        // Mesh indices wrapped once here (a conditional subtraction: i < K), not per point.
         const int iy = m.index[1][size_t(p)], iz = m.index[2][size_t(p)];
-        for (int c = 0; c < n; ++c) zi[c] = (iz + c) % k2;
+        for (int c = 0; c < n; ++c) zi[c] = iz + c < k2 ? iz + c : iz + c - k2;
+        for (int b = 0; b < n; ++b) yi[b] = iy + b < k1 ? iy + b : iy + b - k1;
+        // Most particles' points along z do not wrap: then they are contiguous and the loop over
+        // them vectorizes; either way each point gets one fused multiply-add, the same bits.
+        const bool straight = iz + n <= k2;
         for (int a = 0; a < n; ++a) {
           const int plane = s + a;
           if (plane < p0 || plane >= p1) continue;
@@ -320,8 +328,13 @@ double PmeCoulomb::add_reciprocal(const System& system, const State& state, Forc
           double* grid = real + plane * m.real_stride;
           for (int b = 0; b < n; ++b) {
             const double wab = wa * ty[b];
-            double* row = grid + int64_t((iy + b) % k1) * k2;
-            for (int c = 0; c < n; ++c) row[zi[c]] += wab * tz[c];
+            double* row = grid + int64_t(yi[b]) * k2;
+            if (straight) {
+              double* __restrict r = row + iz;
+              for (int c = 0; c < n; ++c) r[c] = std::fma(wab, tz[c], r[c]);
+            } else {
+              for (int c = 0; c < n; ++c) row[zi[c]] = std::fma(wab, tz[c], row[zi[c]]);
+            }
           }
         }
       }
@@ -344,7 +357,9 @@ double PmeCoulomb::add_reciprocal(const System& system, const State& state, Forc
     return double(frequency(i0, k0)) * rec[0] + double(frequency(i1, k1)) * rec[1] + double(frequency(i2, k2)) * rec[2];
   };
   if (m.influence.empty() || !(m.influence_box == state.box)) {
-    m.influence.resize(size_t(int64_t(k0) * m.columns));
+    // Per spectrum point: the influence C(m) and the virial's factors delta_ab - b m_a m_b
+    // (b = 2 (1/m^2 + pi^2/alpha^2)), for the six components xx yy zz xy xz yz.
+    m.influence.resize(size_t(int64_t(k0) * m.columns * kPointFactors));
     const double coef = system.units.coulomb / (2 * M_PI * volume);
 #pragma omp parallel for schedule(static) if (big_mesh)
     for (int i0 = 0; i0 < k0; ++i0)
@@ -353,8 +368,12 @@ double PmeCoulomb::add_reciprocal(const System& system, const State& state, Forc
           const Vec3 mv = wave(i0, i1, i2);
           const double m2 = norm2(mv);
           const double bm = m.moduli[0][size_t(i0)] * m.moduli[1][size_t(i1)] * m.moduli[2][size_t(i2)];
-          m.influence[size_t((int64_t(i0) * k1 + i1) * m.half + i2)] =
-              (i0 == 0 && i1 == 0 && i2 == 0) ? 0.0 : coef * std::exp(-pi2_over_a2 * m2) / (m2 * bm);
+          double* f = &m.influence[size_t(((int64_t(i0) * k1 + i1) * m.half + i2) * kPointFactors)];
+          const bool origin = i0 == 0 && i1 == 0 && i2 == 0;
+          f[0] = origin ? 0.0 : coef * std::exp(-pi2_over_a2 * m2) / (m2 * bm);
+          const double b = origin ? 0.0 : 2 * (1 / m2 + pi2_over_a2);
+          f[1] = 1 - b * mv.x * mv.x, f[2] = 1 - b * mv.y * mv.y, f[3] = 1 - b * mv.z * mv.z;
+          f[4] = -b * mv.x * mv.y, f[5] = -b * mv.x * mv.z, f[6] = -b * mv.y * mv.z;
         }
     m.influence_box = state.box;
   }
@@ -365,25 +384,20 @@ double PmeCoulomb::add_reciprocal(const System& system, const State& state, Forc
 #pragma omp parallel for schedule(static) if (big_mesh)
   for (int i0 = 0; i0 < k0; ++i0) {
     double energy = 0, vxx = 0, vyy = 0, vzz = 0, vxy = 0, vxz = 0, vyz = 0;
-    for (int i1 = 0; i1 < k1; ++i1)
-      for (int i2 = 0; i2 < m.half; ++i2) {
-        const double c = m.influence[size_t((int64_t(i0) * k1 + i1) * m.half + i2)];
-        double* z = spectrum[i0 * m.spectrum_stride + int64_t(i1) * m.half + i2];
-        if (c == 0) {
-          z[0] = z[1] = 0;
-          continue;
-        }
+    for (int i1 = 0; i1 < k1; ++i1) {
+      const double* f = &m.influence[size_t((int64_t(i0) * k1 + i1) * m.half * kPointFactors)];
+      double* z = spectrum[i0 * m.spectrum_stride + int64_t(i1) * m.half];
+      for (int i2 = 0; i2 < m.half; ++i2, f += kPointFactors, z += 2) {
         // Points with 0 < i2 < K3/2 stand for their conjugate partners too.
         const double weight = (i2 == 0 || 2 * i2 == k2) ? 1.0 : 2.0;
-        const double em = weight * c * (z[0] * z[0] + z[1] * z[1]);
-        const Vec3 mv = wave(i0, i1, i2);
-        const double b = 2 * (1 / norm2(mv) + pi2_over_a2);
+        const double em = weight * f[0] * (z[0] * z[0] + z[1] * z[1]);
         energy += em;
-        vxx += em * (1 - b * mv.x * mv.x), vyy += em * (1 - b * mv.y * mv.y), vzz += em * (1 - b * mv.z * mv.z);
-        vxy -= em * b * mv.x * mv.y, vxz -= em * b * mv.x * mv.z, vyz -= em * b * mv.y * mv.z;
-        z[0] *= c;
-        z[1] *= c;
+        vxx += em * f[1], vyy += em * f[2], vzz += em * f[3];
+        vxy += em * f[4], vxz += em * f[5], vyz += em * f[6];
+        z[0] *= f[0];
+        z[1] *= f[0];
       }
+    }
     m.plane_energy[size_t(i0)] = energy;
     m.plane_virial[size_t(i0)] = {vxx, vyy, vzz, vxy, vxz, vyz};
   }
@@ -419,22 +433,66 @@ double PmeCoulomb::add_reciprocal(const System& system, const State& state, Forc
     const double* dy = &m.dtheta[1][size_t(p * n)];
     const double* dz = &m.dtheta[2][size_t(p * n)];
     const int ix = m.index[0][size_t(p)], iy = m.index[1][size_t(p)], iz = m.index[2][size_t(p)];
-    int zi[kMaxOrder];
-    for (int c = 0; c < n; ++c) zi[c] = (iz + c) % k2;
-    double g0 = 0, g1 = 0, g2 = 0;
-    for (int a = 0; a < n; ++a) {
-      const double* grid = real + int64_t((ix + a) % k0) * m.real_stride;
-      for (int b = 0; b < n; ++b) {
-        const double* row = grid + int64_t((iy + b) % k1) * k2;
-        double s = 0, sd = 0;
-        for (int c = 0; c < n; ++c) {
-          const double phi = row[zi[c]];
-          s += tz[c] * phi;
-          sd += dz[c] * phi;
+    int xi[kMaxOrder], yi[kMaxOrder], zi[kMaxOrder];
+    for (int c = 0; c < n; ++c) {
+      xi[c] = ix + c < k0 ? ix + c : ix + c - k0;
+      yi[c] = iy + c < k1 ? iy + c : iy + c - k1;
+      zi[c] = iz + c < k2 ? iz + c : iz + c - k2;
+    }
+    // The gradient of sum phi theta_x theta_y theta_z, summed over x and y first for each z point
+    // (in vectors along z, eight points at most: orders up to 8, in registers), then over z.
+    alignas(32) double v0[8] = {}, v1[8] = {}, v2[8] = {};
+    alignas(32) double wrapped[8] = {};
+    const bool straight = iz + n <= k2;
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256i head = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), lane);
+    const __m256i tail = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n - 4), lane);
+    if (n <= 8) {
+      __m256d a0 = _mm256_setzero_pd(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0;
+      for (int a = 0; a < n; ++a) {
+        const double* grid = real + int64_t(xi[a]) * m.real_stride;
+        for (int b = 0; b < n; ++b) {
+          const double* row = grid + int64_t(yi[b]) * k2;
+          const double* phi = row + iz;
+          if (!straight) {
+            for (int c = 0; c < n; ++c) wrapped[c] = row[zi[c]];
+            phi = wrapped;
+          }
+          // Lanes past the order read nothing (masked) and stay zero.
+          const __m256d lo = _mm256_maskload_pd(phi, head), hi = _mm256_maskload_pd(phi + 4, tail);
+          const __m256d w0 = _mm256_set1_pd(dx[a] * ty[b]), w1 = _mm256_set1_pd(tx[a] * dy[b]),
+                        w2 = _mm256_set1_pd(tx[a] * ty[b]);
+          a0 = _mm256_fmadd_pd(w0, lo, a0), a1 = _mm256_fmadd_pd(w0, hi, a1);
+          b0 = _mm256_fmadd_pd(w1, lo, b0), b1 = _mm256_fmadd_pd(w1, hi, b1);
+          c0 = _mm256_fmadd_pd(w2, lo, c0), c1 = _mm256_fmadd_pd(w2, hi, c1);
         }
-        g0 += dx[a] * ty[b] * s;
-        g1 += tx[a] * dy[b] * s;
-        g2 += tx[a] * ty[b] * sd;
+      }
+      _mm256_store_pd(v0, a0), _mm256_store_pd(v0 + 4, a1);
+      _mm256_store_pd(v1, b0), _mm256_store_pd(v1 + 4, b1);
+      _mm256_store_pd(v2, c0), _mm256_store_pd(v2 + 4, c1);
+    }
+    double g0 = 0, g1 = 0, g2 = 0;
+    if (n <= 8) {
+      for (int c = 0; c < n; ++c) {
+        g0 = std::fma(tz[c], v0[c], g0);
+        g1 = std::fma(tz[c], v1[c], g1);
+        g2 = std::fma(dz[c], v2[c], g2);
+      }
+    } else {
+      for (int a = 0; a < n; ++a) {
+        const double* grid = real + int64_t(xi[a]) * m.real_stride;
+        for (int b = 0; b < n; ++b) {
+          const double* row = grid + int64_t(yi[b]) * k2;
+          double s = 0, sd = 0;
+          for (int c = 0; c < n; ++c) {
+            const double phi = row[zi[c]];
+            s += tz[c] * phi;
+            sd += dz[c] * phi;
+          }
+          g0 += dx[a] * ty[b] * s;
+          g1 += tx[a] * dy[b] * s;
+          g2 += tx[a] * ty[b] * sd;
+        }
       }
     }
     const double f0 = -2 * q[p] * g0 * scale[0], f1 = -2 * q[p] * g1 * scale[1], f2 = -2 * q[p] * g2 * scale[2];

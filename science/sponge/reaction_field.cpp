@@ -16,12 +16,19 @@ ReactionFieldCoulomb::ReactionFieldCoulomb(const ReactionFieldOptions& options)
   c_rf_ = 1 / rc + k_rf_ * rc * rc;
 }
 
-void ReactionFieldCoulomb::add(const System& system, const State& state, const NeighborList* neighbors,
-                               ForceResult& out) {
-  const PairList list = pairs(system, state, neighbors);
-  double energy = add_reaction_field_direct(system, state, list, cutoff_, k_rf_, c_rf_, scratch_, out);
-  energy += add_coulomb14(system, state, out);
-  out.add_energy(name(), energy);
+CoulombPairTerm ReactionFieldCoulomb::pair_term(const System& system) const {
+  CoulombPairTerm t;
+  t.kind = CoulombPairKind::reaction_field;
+  t.charge = system.charge.data();
+  t.prefactor = system.units.coulomb;
+  t.cutoff = cutoff_;
+  t.k_rf = k_rf_, t.c_rf = c_rf_;
+  return t;
+}
+
+double ReactionFieldCoulomb::add_rest(const System& system, const State& state, double pair_energy,
+                                      ForceResult& out) {
+  return pair_energy + add_coulomb14(system, state, out);
 }
 
 }  // namespace spire::sponge

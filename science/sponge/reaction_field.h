@@ -22,10 +22,12 @@ class ReactionFieldCoulomb : public CoulombForce {
  public:
   explicit ReactionFieldCoulomb(const ReactionFieldOptions& options = {});
 
-  void add(const System& system, const State& state, const NeighborList* neighbors, ForceResult& out) override;
-
   double k_rf() const { return k_rf_; }
   double c_rf() const { return c_rf_; }
+
+ protected:
+  CoulombPairTerm pair_term(const System& system) const override;
+  double add_rest(const System& system, const State& state, double pair_energy, ForceResult& out) override;
 
  private:
   double k_rf_, c_rf_;

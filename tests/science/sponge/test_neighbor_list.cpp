@@ -2,7 +2,8 @@
 // listed once (i < j in row i), nothing farther, in orthorhombic, triclinic and small boxes (a
 // search that covers a whole axis), without a box, with exclusions; the skin/2 rebuild trigger
 // and, over a random walk, no pair within the cutoff ever missing; the same list on 1 and 2
-// threads; O(N) cells for widely spread particles; and the errors.
+// threads; O(N) cells for widely spread particles; a water box; the search's single-precision test
+// (AVX2, AVX-512) against its double-precision one next to the range; and the errors.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -15,6 +16,8 @@
 
 #include "engine/core/error.h"
 #include "science/sponge/neighbor_list.h"
+#include "science/sponge/neighbor_search.h"
+#include "science/sponge/water.h"
 
 namespace spire::sponge {
 namespace {
@@ -226,6 +229,95 @@ TEST(NeighborList, SameListOnOneAndTwoThreads) {
   omp_set_num_threads(threads);
   EXPECT_EQ(one.offsets(), two.offsets());
   EXPECT_EQ(one.neighbors(), two.neighbors());
+}
+
+// A water box: molecules whose own pairs are excluded, rows ascending, against brute force; and
+// pair_list(), where the kernels read the rows, the same rows.
+TEST(NeighborList, WaterBoxMatchesBruteForce) {
+  WaterBoxOptions o;
+  o.molecules = 216;
+  WaterBox water = water_box(WaterModel::spce(), o);
+  NeighborList list(0.7, 0.1);
+  list.build(water.system, water.state);
+  expect_same(brute_force(water.state, 0.8, &water.system.topology), listed(list));
+  const PairList rows = list.pair_list();
+  ASSERT_EQ(rows.rows, list.size());
+  EXPECT_EQ(rows.pairs, list.pairs());
+  for (int64_t i = 0; i < list.size(); ++i) {
+    const std::vector<int32_t> want(list.neighbors().begin() + list.offsets()[size_t(i)],
+                                    list.neighbors().begin() + list.offsets()[size_t(i + 1)]);
+    EXPECT_EQ(std::vector<int32_t>(rows.row[i], rows.row[i] + rows.size[i]), want) << "row " << i;
+    EXPECT_TRUE(std::is_sorted(want.begin(), want.end())) << "row " << i;
+  }
+  const NeighborList copy = list;  // its rows point into its own storage
+  EXPECT_EQ(copy.offsets(), list.offsets());
+  EXPECT_EQ(copy.neighbors(), list.neighbors());
+  EXPECT_NE(copy.pair_list().row[0], list.pair_list().row[0]);
+}
+
+// The search's inner loops: single precision with AVX2 and AVX-512 and double precision agree on
+// candidates placed within rounding of the range (where the single-precision test defers to the
+// double-precision one), and the bitmap read-outs agree with a plain loop.
+TEST(NeighborList, SearchLoopsAgree) {
+  std::mt19937_64 rng(10);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int n = 3000;
+  const double range = 1.2;
+  std::vector<double> sx(n + 16), sy(n + 16), sz(n + 16);
+  std::vector<float> fx(n + 16), fy(n + 16), fz(n + 16);
+  std::vector<int32_t> index(n + 16);
+  const Vec3 center{0.3, -0.2, 0.1};
+  for (int p = 0; p < n; ++p) {
+    // Half of them a few 1e-8 of R^2 from the range, the rest anywhere nearby.
+    Vec3 d{u(rng), u(rng), u(rng)};
+    const double r = p % 2 ? range * (1 + 3e-8 * u(rng)) : 1.5 * range * std::fabs(u(rng));
+    d = d * (r / norm(d));
+    sx[p] = center.x + d.x, sy[p] = center.y + d.y, sz[p] = center.z + d.z;
+    fx[p] = float(sx[p]), fy[p] = float(sy[p]), fz[p] = float(sz[p]);
+    index[p] = p + 1;
+  }
+  neighbor_search::Coordinates c;
+  c.x = fx.data(), c.y = fy.data(), c.z = fz.data();
+  c.sx = sx.data(), c.sy = sy.data(), c.sz = sz.data();
+  c.index = index.data();
+  c.range2 = range * range;
+  const double band = 2e-6 * range * range;  // generous for coordinates of order 2
+  c.sure = float(c.range2 - band), c.beyond = float(c.range2 + band);
+  const neighbor_search::Run runs[3] = {{0, 1000, 1000, {}}, {1000, 2013, 2013, {}}, {2013, n, n, {}}};
+  std::vector<int32_t> a(n + 16), b(n + 16), d(n + 16);
+  const int64_t na = neighbor_search::search_avx2(c, 0, center, runs, 3, a.data());
+  const int64_t nd = neighbor_search::search_double(c, neighbor_search::Wrap::shifts, {}, 0, center, runs, 3, d.data());
+  a.resize(size_t(na)), d.resize(size_t(nd));
+  EXPECT_EQ(a, d);
+  int64_t within = 0;
+  for (int p = 0; p < n; ++p)
+    within += neighbor_search::distance2(sx[p] - center.x, sy[p] - center.y, sz[p] - center.z) < c.range2;
+  EXPECT_EQ(na, within);
+  if (neighbor_search::processor_has_avx512()) {
+    const int64_t nb = neighbor_search::search_avx512(c, 0, center, runs, 3, b.data());
+    b.resize(size_t(nb));
+    EXPECT_EQ(a, b);
+  }
+
+  std::vector<uint64_t> bits(80, 0), copy;
+  std::vector<int32_t> want;
+  for (int k = 0; k < 900; ++k) {
+    const int32_t j = int32_t(rng() % (64 * 70)) + 64 * 5;
+    bits[size_t(j >> 6)] |= uint64_t(1) << (j & 63);
+  }
+  for (int32_t j = 0; j < 64 * 80; ++j)
+    if (bits[size_t(j >> 6)] >> (j & 63) & 1) want.push_back(j);
+  copy = bits;
+  std::vector<int32_t> got(want.size() + 16);
+  got.resize(size_t(neighbor_search::read_bits_avx2(copy.data(), 0, 79, got.data())));
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(copy, std::vector<uint64_t>(80, 0));
+  if (neighbor_search::processor_has_avx512()) {
+    copy = bits;
+    got.assign(want.size() + 16, 0);
+    got.resize(size_t(neighbor_search::read_bits_avx512(copy.data(), 0, 79, got.data())));
+    EXPECT_EQ(got, want);
+  }
 }
 
 TEST(NeighborList, Errors) {

@@ -126,7 +126,7 @@ TEST(Pme, DirectSumDoesNotDependOnTheListsReach) {
   BrutePairList tight, wide;
   tight.build(r.system, r.state, 0.9);
   wide.build(r.system, r.state, 1.05);
-  ASSERT_GT(wide.view().offsets[400], tight.view().offsets[400]);
+  ASSERT_GT(wide.view().pairs, tight.view().pairs);
   PairAccumulator acc;
   ForceResult a, b;
   a.reset(400);

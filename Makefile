@@ -166,5 +166,8 @@ gpu-test:
 	$(GPU_BUILD)/bin/bench_cuda --benchmark_repetitions=5 --benchmark_out_format=json \
 	  --benchmark_out=$(GPU_BUILD)/logs/bench_cuda.json
 	$(PYTHON) bench/cuda/report.py $(GPU_BUILD)/logs/bench_cuda.json --results bench/RESULTS.md | tee $(GPU_BUILD)/logs/gpu-figures.txt
+	# MD on the cuda platform: SPC/E water with PME in ns/day (against OpenMM's CUDA platform where
+	# its CUDA plugin is installed).
+	$(GPU_BUILD)/bin/bench_sponge_water_pme --platform cuda --runs 3 | tee -a $(GPU_BUILD)/logs/gpu-figures.txt || true
 	echo "gpu-test: tests $$([ $$tests -eq 0 ] && echo passed || echo FAILED) ($$((SECONDS - start)) s); figures in $(GPU_BUILD)/logs/gpu-figures.txt"
 	exit $$tests

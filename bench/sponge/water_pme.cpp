@@ -37,7 +37,11 @@
 // PDB file in a temporary folder, removed at the end.
 //
 // usage: water_pme [--runs N] [--steps N] [--warmup N] [--threads 1,2] [--molecules N]
-//                  [--equilibration N] [--skin NM] [--no-openmm] [--no-profile]
+//                  [--equilibration N] [--skin NM] [--platform cpu|cuda] [--no-openmm] [--no-profile]
+//
+// --platform cuda runs Spire's steps on the GPU (science/sponge/platform.h; one thread count, no
+// profile) against OpenMM's CUDA platform, which needs OpenMM's CUDA plugin (PyPI's
+// openmm[cuda12]); without it the table says OpenMM did not run.
 #include <omp.h>
 
 #include <algorithm>
@@ -62,7 +66,9 @@
 #include "science/sponge/neighbor_list.h"
 #include "science/sponge/neighbor_search.h"
 #include "science/sponge/pdb.h"
+#include "science/sponge/platform.h"
 #include "science/sponge/pme.h"
+#include "science/sponge/simulation.h"
 #include "science/sponge/velocities.h"
 #include "science/sponge/water.h"
 
@@ -78,6 +84,7 @@ constexpr double kDt = 0.002;          // ps
 constexpr double kTemperature = 300;   // K
 constexpr double kFriction = 1.0;      // 1/ps
 double g_skin = 0.1;                   // nm, the neighbour list's skin (--skin)
+PlatformChoice g_platform;  // --platform: cpu, or a device platform (the OpenMM side then uses CUDA)
 constexpr double kEquilibrationFriction = 10;  // 1/ps, before the runs only
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -126,7 +133,34 @@ struct SpireRun {
   std::array<int, 3> grid{};
 };
 
+// The same run on a device platform (--platform cuda): the whole step on the device, the state
+// brought back once at the end.
+SpireRun run_spire_on(const PlatformChoice& platform, const WaterBox& start, int warmup, int steps, uint64_t seed) {
+  State state = start.state;
+  maxwell_boltzmann(start.system, state, kTemperature, seed);
+  auto pme = make_pme();
+  ForceField forces(g_skin);
+  forces.add(make_lj());
+  forces.add(pme);
+  SimulationOptions options;
+  options.seed = seed;
+  options.platform = platform;
+  options.progress_seconds = 0;
+  Simulation sim(start.system, state, std::move(forces),
+                 std::make_shared<LangevinMiddle>(kDt, kTemperature, kFriction, seed), options);
+  sim.run(warmup);
+  const auto t0 = Clock::now();
+  sim.run(steps);
+  SpireRun r;
+  r.seconds = seconds_since(t0);
+  r.temperature = kinetic_temperature(sim.system(), sim.state().velocities, true);
+  r.potential = sim.forces().energy();
+  r.grid = pme->grid();
+  return r;
+}
+
 SpireRun run_spire(const WaterBox& start, int threads, int warmup, int steps, uint64_t seed) {
+  if (g_platform.name != "cpu") return run_spire_on(g_platform, start, warmup, steps, seed);
   omp_set_num_threads(threads);
   State state = start.state;
   const System& system = start.system;
@@ -230,6 +264,7 @@ import openmm.app as app
 import openmm.unit as u
 
 pdb_path, threads, warmup, steps, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+device = sys.argv[6] if len(sys.argv) > 6 else 'CPU'
 pdb = app.PDBFile(pdb_path)
 ff = app.ForceField('spce.xml')
 system = ff.createSystem(pdb.topology, nonbondedMethod=app.PME, nonbondedCutoff=0.9 * u.nanometer,
@@ -237,8 +272,8 @@ system = ff.createSystem(pdb.topology, nonbondedMethod=app.PME, nonbondedCutoff=
 nonbonded = [f for f in system.getForces() if isinstance(f, mm.NonbondedForce)][0]
 integrator = mm.LangevinMiddleIntegrator(300 * u.kelvin, 1 / u.picosecond, 0.002 * u.picoseconds)
 integrator.setRandomNumberSeed(seed)
-platform = mm.Platform.getPlatformByName('CPU')
-context = mm.Context(system, integrator, platform, {'Threads': threads})
+platform = mm.Platform.getPlatformByName(device)
+context = mm.Context(system, integrator, platform, {'Threads': threads} if device == 'CPU' else {})
 context.setPositions(pdb.positions)
 context.setVelocitiesToTemperature(300 * u.kelvin, seed)
 integrator.step(warmup)
@@ -253,7 +288,7 @@ alpha, nx, ny, nz = nonbonded.getPMEParametersInContext(context)
 print('result %.6f %.4f %.3f %.3f %d %d %d %.6f %s' % (
     seconds, steps * 0.002e-3 * 86400 / seconds, temperature,
     state.getPotentialEnergy().value_in_unit(u.kilojoule_per_mole), nx, ny, nz, alpha,
-    context.getPlatform().getPropertyValue(context, 'Threads')))
+    context.getPlatform().getPropertyValue(context, 'Threads') if device == 'CPU' else 0))
 )PY";
 
 struct OpenMMRun {
@@ -268,7 +303,7 @@ OpenMMRun run_openmm(const std::string& dir, int threads, int warmup, int steps,
   std::ostringstream cmd;
   cmd << "cd " << dir << " && OMP_NUM_THREADS=1 OPENMM_CPU_THREADS=" << threads << " "
       << env_or("SPIRE_PYTHON", "python3") << " water_openmm.py water.pdb " << threads << " " << warmup << " "
-      << steps << " " << seed << " 2>&1";
+      << steps << " " << seed << " " << (g_platform.name == "cpu" ? "CPU" : "CUDA") << " 2>&1";
   OpenMMRun r;
   FILE* p = popen(cmd.str().c_str(), "r");
   if (!p) return r;
@@ -310,6 +345,13 @@ int main(int argc, char** argv) {
       std::stringstream s(argv[++a]);
       std::string item;
       while (std::getline(s, item, ',')) thread_counts.push_back(std::max(1, std::atoi(item.c_str())));
+    } else if (arg == "--platform" && a + 1 < argc) {
+      try {
+        g_platform = parse_platform(argv[++a]);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+        return 2;
+      }
     } else if (arg == "--no-openmm") {
       openmm = false;
     } else if (arg == "--no-profile") {
@@ -317,11 +359,12 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--runs N] [--steps N] [--warmup N] [--threads 1,2] [--molecules N] "
-                   "[--equilibration N] [--skin NM] [--no-openmm] [--no-profile]\n",
+                   "[--equilibration N] [--skin NM] [--platform cpu|cuda] [--no-openmm] [--no-profile]\n",
                    argv[0]);
       return 2;
     }
   }
+  if (g_platform.name != "cpu") thread_counts = {1}, profile = false;  // the device runs the step
 
   // The box, minimised and heated once, shared by every run of both programs. One thread: Spire's
   // results have the same bits on any number, and on a shared machine one thread is the least

@@ -44,6 +44,8 @@ namespace {
 
 using validate::check;
 using validate::failures;
+using validate::Estimate;
+using validate::block_average;
 
 constexpr double kCutoff = 3.0;
 constexpr int kCells = 5;  // 4 * 5^3 = 500 particles, NIST's number
@@ -81,27 +83,6 @@ struct RunLengths {
 };
 
 constexpr double kFriction = 1.0;  // 1/tau: weak enough to leave the liquid's dynamics nearly Newtonian
-
-struct Estimate {
-  double mean = 0, error = 0;
-};
-
-// Mean and its standard error from `blocks` consecutive block means.
-Estimate block_average(const std::vector<double>& x, int blocks = 20) {
-  const size_t len = x.size() / size_t(blocks);
-  Estimate e;
-  std::vector<double> means;
-  for (int b = 0; b < blocks; ++b) {
-    double m = 0;
-    for (size_t i = size_t(b) * len; i < size_t(b + 1) * len; ++i) m += x[i];
-    means.push_back(m / double(len));
-    e.mean += means.back() / blocks;
-  }
-  double var = 0;
-  for (double m : means) var += (m - e.mean) * (m - e.mean);
-  e.error = std::sqrt(var / double(blocks - 1) / double(blocks));
-  return e;
-}
 
 std::shared_ptr<LennardJones> lj(bool tail) {
   auto force = std::make_shared<LennardJones>(kCutoff, LJCutoffMode::cut);
@@ -168,7 +149,8 @@ void state_point(const Reference& ref, const RunLengths& runs, uint64_t seed) {
     pressure.push_back(rho * ref.temperature + f.virial.trace() / (3 * v));
     kinetic_temperature.push_back(2 * nvt.middle_kinetic_energy() / double(nvt.degrees_of_freedom()));
   }
-  const Estimate u = block_average(energy), p = block_average(pressure), t = block_average(kinetic_temperature);
+  const Estimate u = block_average(energy, 20), p = block_average(pressure, 20),
+                 t = block_average(kinetic_temperature, 20);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double su = std::sqrt(u.error * u.error + ref.energy_error * ref.energy_error);
   const double sp = std::sqrt(p.error * p.error + ref.pressure_error * ref.pressure_error);

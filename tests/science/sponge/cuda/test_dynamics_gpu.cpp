@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/science/sponge/cuda/support_gpu.h"
 #include "engine/core/error.h"
 #include "science/sponge/bussi.h"
 #include "science/sponge/checkpoint.h"
@@ -35,16 +36,6 @@
 
 namespace spire::sponge {
 namespace {
-
-bool have_gpu() {
-  int count = 0;
-  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  cudaGetLastError();
-  return ok;
-}
-
-#define SKIP_WITHOUT_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
 
 std::string water_job(const std::string& platform) {
   return R"(units = "md"
@@ -133,7 +124,7 @@ TEST(CudaSponge, PlatformIsRegisteredAndNamesWhatItRuns) {
 }
 
 TEST(CudaSponge, WaterLangevinFollowsTheCpu) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   std::unique_ptr<Simulation> cpu = make_simulation(parse_md_job(water_job("cpu"), "cpu.toml"));
   std::unique_ptr<Simulation> gpu = make_simulation(parse_md_job(water_job("cuda"), "cuda.toml"));
   cpu->prepare();
@@ -153,7 +144,7 @@ TEST(CudaSponge, WaterLangevinFollowsTheCpu) {
 }
 
 TEST(CudaSponge, TwoRunsGiveTheSameBits) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   const MdJob job = parse_md_job(water_job("cuda"), "cuda.toml");
   std::unique_ptr<Simulation> a = make_simulation(job), b = make_simulation(job);
   std::vector<double> energies_a, energies_b;
@@ -173,7 +164,7 @@ TEST(CudaSponge, TwoRunsGiveTheSameBits) {
 }
 
 TEST(CudaSponge, CheckpointOnCudaRestartsOnTheCpuAndOnCuda) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "spire_sponge_cuda_checkpoint";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "run.chk").string();
@@ -244,7 +235,7 @@ struct Clusters {
 };
 
 TEST(CudaSponge, ConstrainedClustersUnderEveryThermostatFollowTheCpu) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   const Clusters c;
   const std::function<std::shared_ptr<Integrator>()> integrators[] = {
       [] { return std::make_shared<VelocityVerlet>(0.002, std::make_shared<BussiThermostat>(300, 0.1, 7)); },

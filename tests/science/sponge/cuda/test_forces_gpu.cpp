@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "tests/science/sponge/cuda/support_gpu.h"
 #include "science/sponge/cuda/device_buffer.h"
 #include "science/sponge/cuda/device_force_field.h"
 #include "science/sponge/ewald.h"
@@ -25,14 +26,6 @@ using testing::Charges;
 
 constexpr double kRel = 1e-8;
 constexpr double kAbs = 1e-8;
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
-#define SKIP_WITHOUT_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible"
 
 // A stream, device positions and forces, and the force field on the device (members in that
 // order, so that a constructor that throws still releases what was made).
@@ -97,7 +90,7 @@ std::shared_ptr<LennardJones> spce_lj(double cutoff) {
 }
 
 TEST(CudaSpongeForces, WaterWithPme) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   WaterBox water = water_box(WaterModel::spce(), {.molecules = 1000});
   ForceField ff(0.1);
   ff.add(spce_lj(1.0));
@@ -106,7 +99,7 @@ TEST(CudaSpongeForces, WaterWithPme) {
 }
 
 TEST(CudaSpongeForces, LennardJonesFluidInEveryCutoffMode) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   for (bool triclinic : {false, true}) {
     const Charges c = testing::lj_lattice(8, triclinic, 13 + triclinic);
     for (LJCutoffMode mode : {LJCutoffMode::cut, LJCutoffMode::shifted, LJCutoffMode::force_switch}) {
@@ -119,7 +112,7 @@ TEST(CudaSpongeForces, LennardJonesFluidInEveryCutoffMode) {
 }
 
 TEST(CudaSpongeForces, MoleculesWithEveryTermInATriclinicBox) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   const Charges c = testing::bonded_molecules(21);
   ForceField ff(0.1);
   auto lj = std::make_shared<LennardJones>(0.75, LJCutoffMode::force_switch, 0.6);
@@ -132,7 +125,7 @@ TEST(CudaSpongeForces, MoleculesWithEveryTermInATriclinicBox) {
 }
 
 TEST(CudaSpongeForces, ReactionFieldWithoutABox) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   Charges c = testing::random_charges(2000, testing::Cell::none, std::nullopt, 31);
   testing::spread_apart(c, 0.09);
   ForceField ff(0.1);
@@ -144,7 +137,7 @@ TEST(CudaSpongeForces, ReactionFieldWithoutABox) {
 }
 
 TEST(CudaSpongeForces, ListIsRebuiltWhenTheCpuListWouldBe) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   const Charges c = testing::lj_lattice(6, true, 5);
   ForceField ff(0.3);
   ff.add(testing::lj_ab(2.5, LJCutoffMode::shifted, 0, false));
@@ -166,7 +159,7 @@ TEST(CudaSpongeForces, ListIsRebuiltWhenTheCpuListWouldBe) {
 }
 
 TEST(CudaSpongeForces, RefusesTermsWithoutAKernelAndBlownUpPositions) {
-  SKIP_WITHOUT_GPU();
+  REQUIRE_GPU();
   Charges c = testing::random_charges(40, testing::Cell::orthorhombic, 0.0, 3);
   ForceField ewald;
   ewald.add(std::make_shared<EwaldCoulomb>(EwaldOptions{.cutoff = 0.8}));

@@ -159,29 +159,47 @@ SpireRun run_spire_on(const PlatformChoice& platform, const WaterBox& start, int
   return r;
 }
 
+// One CPU run of the benchmark's model: the box with fresh velocities, the force field and the
+// integrator, and the timing of `steps` steps after `warmup` (what run_spire reports and
+// profile_spire then breaks down).
+struct CpuRun {
+  State state;
+  const System& system;
+  std::shared_ptr<PmeCoulomb> pme = make_pme();
+  ForceField forces{g_skin};
+  LangevinMiddle integrator;
+  double seconds = 0;
+  int64_t builds = 0;
+
+  CpuRun(const WaterBox& start, int threads, uint64_t seed)
+      : state(start.state), system(start.system), integrator(kDt, kTemperature, kFriction, seed) {
+    omp_set_num_threads(threads);
+    maxwell_boltzmann(system, state, kTemperature, seed);
+    forces.add(make_lj());
+    forces.add(pme);
+    forces.check(system, state);
+  }
+  void time(int warmup, int steps) {
+    integrator.prepare(system, state, forces);
+    for (int s = 0; s < warmup; ++s) integrator.step(system, state, forces);
+    const int64_t builds0 = forces.neighbors()->builds();
+    const auto t0 = Clock::now();
+    for (int s = 0; s < steps; ++s) integrator.step(system, state, forces);
+    seconds = seconds_since(t0);
+    builds = forces.neighbors()->builds() - builds0;
+  }
+};
+
 SpireRun run_spire(const WaterBox& start, int threads, int warmup, int steps, uint64_t seed) {
   if (g_platform.name != "cpu") return run_spire_on(g_platform, start, warmup, steps, seed);
-  omp_set_num_threads(threads);
-  State state = start.state;
-  const System& system = start.system;
-  maxwell_boltzmann(system, state, kTemperature, seed);
-  auto pme = make_pme();
-  ForceField forces(g_skin);
-  forces.add(make_lj());
-  forces.add(pme);
-  forces.check(system, state);
-  LangevinMiddle integrator(kDt, kTemperature, kFriction, seed);
-  integrator.prepare(system, state, forces);
-  for (int s = 0; s < warmup; ++s) integrator.step(system, state, forces);
-  const int64_t builds0 = forces.neighbors()->builds();
-  const auto t0 = Clock::now();
-  for (int s = 0; s < steps; ++s) integrator.step(system, state, forces);
+  CpuRun run(start, threads, seed);
+  run.time(warmup, steps);
   SpireRun r;
-  r.seconds = seconds_since(t0);
-  r.builds = forces.neighbors()->builds() - builds0;
-  r.temperature = kinetic_temperature(system, state.velocities, true);
-  r.potential = forces.result().energy();
-  r.grid = pme->grid();
+  r.seconds = run.seconds;
+  r.builds = run.builds;
+  r.temperature = kinetic_temperature(run.system, run.state.velocities, true);
+  r.potential = run.forces.result().energy();
+  r.grid = run.pme->grid();
   return r;
 }
 
@@ -192,23 +210,14 @@ SpireRun run_spire(const WaterBox& start, int threads, int warmup, int steps, ui
 // displacement check), the reciprocal sum by itself, a list build, SETTLE; the rest of the step
 // (kicks, drifts, the Langevin noise, centre-of-mass removal) is what is left.
 void profile_spire(const WaterBox& start, int threads, int warmup, int steps, uint64_t seed) {
-  omp_set_num_threads(threads);
-  State state = start.state;
-  const System& system = start.system;
-  maxwell_boltzmann(system, state, kTemperature, seed);
-  auto pme = make_pme();
-  ForceField forces(g_skin);
-  forces.add(make_lj());
-  forces.add(pme);
-  forces.check(system, state);
-  LangevinMiddle integrator(kDt, kTemperature, kFriction, seed);
-  integrator.prepare(system, state, forces);
-  for (int s = 0; s < warmup; ++s) integrator.step(system, state, forces);
-  const int64_t builds0 = forces.neighbors()->builds();
-  const auto t0 = Clock::now();
-  for (int s = 0; s < steps; ++s) integrator.step(system, state, forces);
-  const double total = seconds_since(t0);
-  const int64_t builds = forces.neighbors()->builds() - builds0;
+  CpuRun run(start, threads, seed);
+  run.time(warmup, steps);
+  const System& system = run.system;
+  State& state = run.state;
+  ForceField& forces = run.forces;
+  const std::shared_ptr<PmeCoulomb>& pme = run.pme;
+  const double total = run.seconds;
+  const int64_t builds = run.builds;
 
   const int repeat = std::max(5, steps / 4);
   auto per_step = [&](auto&& part) {  // seconds for `steps` of `part`, timed over `repeat`

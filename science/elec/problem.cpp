@@ -1,6 +1,8 @@
 // Building a Simulation from a Problem (problem.h).
 #include "science/elec/problem.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <string>
 
@@ -50,7 +52,8 @@ Simulation build(const Problem& problem) {
     options.periodic[size_t(a)] = resolved.axis[size_t(a)].active && resolved.axis[size_t(a)].wall == Wall::periodic;
   SampledMedia media = sample_media(lattice, problem.geometry, options);
 
-  Simulation sim(lattice, std::move(media.arrays), problem.boundaries, problem.courant, problem.precision);
+  Simulation sim(lattice, std::move(media.arrays), problem.boundaries, problem.courant, problem.precision,
+                 problem.platform);
   if (!media.susceptibilities.empty()) {
     try {
       check_dispersive_stability(lattice, sim.materials(), media.susceptibilities, sim.dt());
@@ -92,6 +95,49 @@ void DispersiveHook::step(Component c, FieldPart part, const double* e_now, doub
 void DispersiveHook::step(Component c, FieldPart part, const float* e_now, float* p_total, int64_t n) {
   Polarizations<float>& pol = float_[size_t(part)];
   if (pol.has(c)) pol.advance_into(c, e_now, p_total);
+}
+
+namespace {
+
+// Visits every state array of a set of polarisations: (name, array) for P and its history.
+template <class T, class F>
+void each_polarization_array(std::array<Polarizations<T>, 2>& parts, F visit) {
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (size_t t = 0; t < parts[p].size(); ++t)
+      for (Component c : {Component::Ex, Component::Ey, Component::Ez}) {
+        if (!parts[p].has(c) || parts[p].sample_indices(t, c).empty()) continue;
+        const std::string name = "pol/" + std::to_string(t) + "/" + to_string(c) + "/" + (p == 0 ? "re" : "im");
+        visit(name + "/p", parts[p].polarization(t, c));
+        visit(name + "/history", parts[p].history(t, c));
+      }
+}
+
+template <class T>
+void save_polarizations(std::array<Polarizations<T>, 2>& parts, SimulationState& out) {
+  each_polarization_array(parts, [&](const std::string& name, const std::vector<T>& v) {
+    out.push_back({name, std::vector<double>(v.begin(), v.end())});
+  });
+}
+
+template <class T>
+void load_polarizations(std::array<Polarizations<T>, 2>& parts, const SimulationState& in) {
+  each_polarization_array(parts, [&](const std::string& name, std::vector<T>& v) {
+    const StateArray& a = find_state(in, name, int64_t(v.size()));
+    std::transform(a.values.begin(), a.values.end(), v.begin(), [](double x) { return T(x); });
+  });
+}
+
+}  // namespace
+
+void DispersiveHook::save_state(SimulationState& out) const {
+  auto& self = const_cast<DispersiveHook&>(*this);  // the accessors are non-const; nothing changes
+  save_polarizations(self.double_, out);
+  save_polarizations(self.float_, out);
+}
+
+void DispersiveHook::load_state(const SimulationState& in) {
+  load_polarizations(double_, in);
+  load_polarizations(float_, in);
 }
 
 }  // namespace spire::elec

@@ -17,7 +17,8 @@
 //   4. when any medium has susceptibilities: the polarisation hook (DispersiveHook below) over
 //      dispersion.h's Polarizations, after check_dispersive_stability (ValueError naming the sample,
 //      the medium that sits there and the bound, rather than a run that blows up);
-//   5. the sources.
+//   5. the sources, plane waves and port excitations (the ports' resistances went into the
+//      material arrays of step 2).
 // Monitors are attached to the built Simulation afterwards (monitors.h).
 #pragma once
 #include <memory>
@@ -25,6 +26,8 @@
 
 #include "science/elec/dispersion.h"
 #include "science/elec/geometry.h"
+#include "science/elec/plane_wave.h"
+#include "science/elec/port.h"
 #include "science/elec/simulation.h"
 #include "science/elec/source.h"
 #include "science/elec/subpixel.h"
@@ -38,8 +41,11 @@ struct Problem {
   Boundaries boundaries;     // metallic walls by default, as Meep
   Geometry geometry;         // objects over a default medium (vacuum by default)
   std::vector<Source> sources;
+  std::vector<PlaneWave> plane_waves;  // total-field/scattered-field (plane_wave.h)
+  std::vector<LumpedPort> ports;       // lumped ports (port.h): resistances and excitations
   double courant = 0.5;      // Meep's default; at most 1/sqrt(axes)
   Precision precision = Precision::float64;
+  std::string platform = "cpu";  // simulation.h
   SubpixelOptions subpixel;  // subpixel.subpixel = false is Meep's eps_averaging=False; its
                              // `periodic` flags are set by build() from the boundaries
 };
@@ -61,6 +67,8 @@ class DispersiveHook : public PolarizationHook {
                  Precision precision, bool complex_fields);
   void step(Component c, FieldPart part, const double* e_now, double* p_total, int64_t n) override;
   void step(Component c, FieldPart part, const float* e_now, float* p_total, int64_t n) override;
+  void save_state(SimulationState& out) const override;
+  void load_state(const SimulationState& in) override;
 
  private:
   std::array<Polarizations<double>, 2> double_;

@@ -8,10 +8,12 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "engine/core/error.h"
 #include "science/elec/cpml.h"
 #include "science/elec/fdtd_update.h"
+#include "science/elec/simulation_engine.h"
 
 namespace spire::elec {
 
@@ -32,6 +34,22 @@ void PolarizationHook::step(Component c, FieldPart part, const float* e_now, flo
   p_scratch_.assign(size_t(n), 0.0);
   step(c, part, e_scratch_.data(), p_scratch_.data(), n);
   for (int64_t i = 0; i < n; ++i) p_total[i] = float(p_scratch_[size_t(i)]);
+}
+
+void PolarizationHook::save_state(SimulationState&) const {}
+
+void PolarizationHook::load_state(const SimulationState&) {}
+
+const StateArray& find_state(const SimulationState& state, const std::string& name, int64_t size) {
+  for (const StateArray& a : state)
+    if (a.name == name) {
+      SPIRE_CHECK(size < 0 || int64_t(a.values.size()) == size, ValueError, "simulation state: array '", name,
+                  "' has ", a.values.size(), " values, this run needs ", size);
+      return a;
+    }
+  std::string names;
+  for (const StateArray& a : state) names += (names.empty() ? "" : ", ") + a.name;
+  throw ValueError(detail::cat("simulation state: no array '", name, "' (the state has: ", names, ")"));
 }
 
 double FieldView::real(int64_t i) const {
@@ -64,16 +82,6 @@ template const double* FieldView::real_data<double>() const;
 template const float* FieldView::imag_data<float>() const;
 template const double* FieldView::imag_data<double>() const;
 
-struct Simulation::Engine {
-  virtual ~Engine() = default;
-  virtual void step(double t_n, double dt, PolarizationHook* hook) = 0;
-  virtual void add_source(SourceSamples s) = 0;
-  virtual FieldView view(Component c) const = 0;
-  virtual void set(Component c, const std::function<std::complex<double>(const Vec3&)>& value,
-                   const MaterialArrays& m) = 0;
-  virtual double electric_energy(const MaterialArrays& m) const = 0;
-  virtual double magnetic_energy(const MaterialArrays& m, double t_n, double dt) = 0;
-};
 
 namespace {
 
@@ -96,13 +104,12 @@ double ordered_sum(int64_t n, F f) {
 
 template <class T>
 struct EngineImpl final : Simulation::Engine {
-  EngineImpl(const YeeLattice& lattice, const MaterialArrays& m, const ResolvedBoundaries& bc,
-             const PmlProfile& profile, double dt, bool store_d)
-      : lattice(lattice),
-        bc(bc),
-        fields(lattice, bc.complex_fields(), store_d),
-        cpml(lattice, bc, profile, dt, bc.complex_fields()),
-        co(make_update_coefficients<T>(m, lattice, dt, store_d)) {
+  explicit EngineImpl(const EngineConfig& cfg)
+      : lattice(*cfg.lattice),
+        bc(*cfg.boundaries),
+        fields(lattice, bc.complex_fields(), cfg.store_d),
+        cpml(lattice, bc, *cfg.pml_profile, cfg.dt, bc.complex_fields()),
+        co(make_update_coefficients<T>(*cfg.materials, lattice, cfg.dt, cfg.store_d)) {
     bucket_magnetic_sources();
   }
 
@@ -116,14 +123,36 @@ struct EngineImpl final : Simulation::Engine {
     if (im) im[idx] += T(v.imag());
   }
 
+  // The currents of source si over the interval of width dt centred on t_mid into
+  // currents[si] (one value for a profile source, one per sample for a distributed one); false
+  // when the source is off. A distributed source is asked once per interval: the energy's trial
+  // half step reuses what the coming step will use.
+  bool evaluate(size_t si, double t_mid, double dt) {
+    const SourceSamples& s = sources[si];
+    if (t_mid + dt < s.start_time() || t_mid - dt > s.end_time()) return false;
+    std::vector<std::complex<double>>& out = currents[si];
+    if (!s.distributed) {
+      out.assign(1, s.profile->current(t_mid, dt));
+      return out[0] != std::complex<double>(0.0);
+    }
+    if (asked_at[si] != t_mid) {
+      out.resize(s.index.size());
+      s.distributed->currents(t_mid, dt, out.data());
+      asked_at[si] = t_mid;
+    }
+    return true;
+  }
+  std::complex<double> current_of(size_t si, size_t i) const {
+    const auto& v = currents[si];
+    return v.size() == 1 && !sources[si].distributed ? v[0] : v[i];
+  }
+
   void apply_sources(bool electric, double t_mid, double dt) {
     const bool target_d = electric && fields.has_d();
-    for (const SourceSamples& s : sources) {
-      if (is_electric(s.component) != electric) continue;
-      if (t_mid + dt < s.profile->start_time() || t_mid - dt > s.profile->end_time()) continue;
-      const std::complex<double> j = s.profile->current(t_mid, dt);
-      if (j == std::complex<double>(0.0)) continue;
-      for (size_t i = 0; i < s.index.size(); ++i) add_source_sample(s, i, j, target_d);
+    for (size_t si = 0; si < sources.size(); ++si) {
+      if (is_electric(sources[si].component) != electric || !evaluate(si, t_mid, dt)) continue;
+      for (size_t i = 0; i < sources[si].index.size(); ++i)
+        add_source_sample(sources[si], i, current_of(si, i), target_d);
     }
   }
 
@@ -141,21 +170,20 @@ struct EngineImpl final : Simulation::Engine {
   void step(double t_n, double dt, PolarizationHook* hook) override {
     if (!fields.has_d()) {
       // The magnetic currents of this half step, then one fused sweep (fdtd_update.h).
-      currents.assign(sources.size(), 0.0);
+      magnetic_on.assign(sources.size(), false);
       bool any_magnetic = false;
       for (size_t si = 0; si < sources.size(); ++si) {
-        const SourceSamples& src = sources[si];
-        if (is_electric(src.component)) continue;
-        if (t_n + dt < src.profile->start_time() || t_n - dt > src.profile->end_time()) continue;
-        currents[si] = src.profile->current(t_n, dt);
-        any_magnetic = any_magnetic || currents[si] != std::complex<double>(0.0);
+        if (is_electric(sources[si].component)) continue;
+        magnetic_on[si] = evaluate(si, t_n, dt);
+        any_magnetic = any_magnetic || magnetic_on[si];
       }
       const bool pmc = std::any_of(bc.axis.begin(), bc.axis.end(),
                                    [](const AxisBoundary& a) { return a.active && a.wall == Wall::pmc; });
       std::function<void(int64_t)> after_h;
       if (any_magnetic || pmc)
         after_h = [&](int64_t plane) {
-          for (const auto& [si, i] : by_plane[size_t(plane)]) add_source_sample(sources[si], i, currents[si], false);
+          for (const auto& [si, i] : by_plane[size_t(plane)])
+            if (magnetic_on[si]) add_source_sample(sources[si], i, current_of(si, i), false);
           if (pmc) zero_walls_in_plane(fields, bc, false, plane);
         };
       step_h_e(fields, cpml, co, bc, after_h);
@@ -189,8 +217,54 @@ struct EngineImpl final : Simulation::Engine {
 
   void add_source(SourceSamples s) override {
     sources.push_back(std::move(s));
+    currents.emplace_back();
+    asked_at.push_back(std::numeric_limits<double>::quiet_NaN());
     bucket_magnetic_sources();
   }
+
+  void save_state(SimulationState& out) const override {
+    const int64_t n = lattice.samples();
+    for (Component c : lattice.components())
+      for (int p = 0; p < fields.parts(); ++p) {
+        const std::string part = p == 0 ? "re" : "im";
+        const T* f = fields.data(c, FieldPart(p));
+        out.push_back({"E/" + to_string(c) + "/" + part, std::vector<double>(f, f + n)});
+        if (const T* d = fields.d(c, FieldPart(p)))
+          out.push_back({"D/" + to_string(c) + "/" + part, std::vector<double>(d, d + n)});
+        for (int a = 0; a < 3; ++a)
+          if (const T* psi = const_cast<Cpml<T>&>(cpml).psi(c, a, FieldPart(p)))
+            out.push_back({psi_name(c, a, part), std::vector<double>(psi, psi + psi_size(a))});
+      }
+    for (size_t si = 0; si < sources.size(); ++si)
+      if (sources[si].distributed) out.push_back({"source/" + std::to_string(si), sources[si].distributed->save_state()});
+  }
+
+  void load_state(const SimulationState& in) override {
+    const int64_t n = lattice.samples();
+    auto load = [&](const std::string& name, T* into, int64_t size) {
+      const StateArray& a = find_state(in, name, size);
+      std::transform(a.values.begin(), a.values.end(), into, [](double v) { return T(v); });
+    };
+    for (Component c : lattice.components())
+      for (int p = 0; p < fields.parts(); ++p) {
+        const std::string part = p == 0 ? "re" : "im";
+        load("E/" + to_string(c) + "/" + part, fields.data(c, FieldPart(p)), n);
+        if (T* d = fields.d(c, FieldPart(p))) load("D/" + to_string(c) + "/" + part, d, n);
+        for (int a = 0; a < 3; ++a)
+          if (T* psi = cpml.psi(c, a, FieldPart(p))) load(psi_name(c, a, part), psi, psi_size(a));
+      }
+    for (size_t si = 0; si < sources.size(); ++si)
+      if (sources[si].distributed) {
+        sources[si].distributed->load_state(find_state(in, "source/" + std::to_string(si)).values);
+        asked_at[si] = std::numeric_limits<double>::quiet_NaN();
+      }
+  }
+
+  static std::string psi_name(Component c, int a, const std::string& part) {
+    return "psi/" + to_string(c) + "/" + "xyz"[a] + "/" + part;
+  }
+  // psi spans the lattice with the extent along a replaced by the slab count (cpml.h).
+  int64_t psi_size(int a) const { return lattice.samples() / lattice.n(a) * cpml.axis(a).slabs(); }
 
   FieldView view(Component c) const override {
     FieldView v;
@@ -295,16 +369,15 @@ struct EngineImpl final : Simulation::Engine {
   UpdateCoefficients<T> co;
   std::vector<SourceSamples> sources;
   std::vector<std::vector<std::pair<size_t, size_t>>> by_plane;  // (source, sample) per sweep plane
-  std::vector<std::complex<double>> currents;                    // per source, this half step
+  std::vector<std::vector<std::complex<double>>> currents;       // per source: its last currents
+  std::vector<double> asked_at;  // per distributed source: the t_mid its currents are for
+  std::vector<char> magnetic_on;  // per source: carries current in this H half step
   std::vector<T> polarization;
 };
 
-std::unique_ptr<Simulation::Engine> make_engine(Precision precision, const YeeLattice& lattice,
-                                                const MaterialArrays& m, const ResolvedBoundaries& bc,
-                                                const PmlProfile& profile, double dt, bool store_d) {
-  if (precision == Precision::float32)
-    return std::make_unique<EngineImpl<float>>(lattice, m, bc, profile, dt, store_d);
-  return std::make_unique<EngineImpl<double>>(lattice, m, bc, profile, dt, store_d);
+std::map<std::string, EngineFactory>& platform_registry() {
+  static std::map<std::string, EngineFactory> registry;
+  return registry;
 }
 
 int axes_of(const YeeLattice& lattice) {
@@ -315,13 +388,52 @@ int axes_of(const YeeLattice& lattice) {
 
 }  // namespace
 
+void register_platform(const std::string& name, EngineFactory factory) {
+  SPIRE_CHECK(!name.empty() && name != "cpu" && name.find(':') == std::string::npos, ValueError,
+              "register_platform: bad platform name '", name, "'");
+  platform_registry()[name] = std::move(factory);
+}
+
+std::vector<std::string> platforms() {
+  std::vector<std::string> names{"cpu"};
+  for (const auto& [name, factory] : platform_registry()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::unique_ptr<Simulation::Engine> make_engine(const std::string& platform, const EngineConfig& config) {
+  const size_t colon = platform.find(':');
+  const std::string name = platform.substr(0, colon);
+  EngineConfig cfg = config;
+  if (colon != std::string::npos) {
+    const std::string number = platform.substr(colon + 1);
+    SPIRE_CHECK(!number.empty() && number.size() < 4 &&
+                    std::all_of(number.begin(), number.end(), [](unsigned char ch) { return std::isdigit(ch); }),
+                ConfigError, "platform '", platform, "': the device after ':' must be a number (as cuda:1)");
+    cfg.device = std::stoi(number);
+  }
+  if (name == "cpu") {
+    SPIRE_CHECK(colon == std::string::npos, ConfigError, "platform '", platform, "': cpu takes no device number");
+    if (cfg.precision == Precision::float32) return std::make_unique<EngineImpl<float>>(cfg);
+    return std::make_unique<EngineImpl<double>>(cfg);
+  }
+  const auto it = platform_registry().find(name);
+  if (it == platform_registry().end()) {
+    std::string names;
+    for (const std::string& n : platforms()) names += (names.empty() ? "" : ", ") + n;
+    throw ConfigError(detail::cat("platform '", platform, "' is not available in this build; platforms: ", names));
+  }
+  return it->second(cfg);
+}
+
 Simulation::Simulation(const YeeLattice& lattice, MaterialArrays materials, const Boundaries& boundaries,
-                       double courant, Precision precision)
+                       double courant, Precision precision, const std::string& platform)
     : lattice_(lattice),
       materials_(std::move(materials)),
       resolved_(resolve(boundaries, lattice)),
       pml_profile_(boundaries.pml_profile),
       precision_(precision),
+      platform_(platform),
       courant_(courant) {
   const double limit = courant_limit();
   SPIRE_CHECK(std::isfinite(courant) && courant > 0, ValueError, "Simulation: the Courant number must be > 0, got ",
@@ -329,7 +441,7 @@ Simulation::Simulation(const YeeLattice& lattice, MaterialArrays materials, cons
   SPIRE_CHECK(courant <= limit, ValueError, "Simulation: Courant number ", courant, " exceeds the stability limit ",
               limit, " = 1/sqrt(", axes_of(lattice), ") of a ", to_string(lattice.dimensions()), " lattice");
   dt_ = courant * lattice.dx();
-  engine_ = make_engine(precision_, lattice_, materials_, resolved_, pml_profile_, dt_, false);
+  engine_ = make_engine(platform_, engine_config(false));
 }
 
 Simulation::~Simulation() = default;
@@ -338,9 +450,49 @@ Simulation& Simulation::operator=(Simulation&&) noexcept = default;
 
 double Simulation::courant_limit() const { return 1 / std::sqrt(double(axes_of(lattice_))); }
 
-void Simulation::add_source(const Source& source) {
-  engine_->add_source(discretize(source, lattice_, resolved_));
-  sources_.push_back(source);
+EngineConfig Simulation::engine_config(bool store_d) const {
+  EngineConfig cfg;
+  cfg.lattice = &lattice_;
+  cfg.materials = &materials_;
+  cfg.boundaries = &resolved_;
+  cfg.pml_profile = &pml_profile_;
+  cfg.dt = dt_;
+  cfg.store_d = store_d;
+  cfg.precision = precision_;
+  return cfg;
+}
+
+void Simulation::add_source(const Source& source) { add_source(discretize(source, lattice_, resolved_)); }
+
+void Simulation::add_source(SourceSamples samples) {
+  const std::string name = to_string(samples.component);
+  SPIRE_CHECK(lattice_.has(samples.component), ValueError, "Simulation::add_source: a ",
+              to_string(lattice_.dimensions()), " problem does not carry ", name);
+  SPIRE_CHECK(bool(samples.profile) != bool(samples.distributed), ValueError, "Simulation::add_source (", name,
+              "): give exactly one of a time profile and distributed currents");
+  SPIRE_CHECK(samples.index.size() == samples.weight.size(), ValueError, "Simulation::add_source (", name, "): ",
+              samples.index.size(), " samples but ", samples.weight.size(), " weights");
+  for (int64_t idx : samples.index)
+    SPIRE_CHECK(idx >= 0 && idx < lattice_.samples(), ValueError, "Simulation::add_source (", name,
+                "): sample index ", idx, " outside the lattice's ", lattice_.samples());
+  engine_->add_source(samples);
+  sources_.push_back(std::move(samples));
+}
+
+SimulationState Simulation::save_state() const {
+  SimulationState state;
+  state.push_back({"steps", {double(steps_)}});
+  engine_->save_state(state);
+  if (hook_) hook_->save_state(state);
+  return state;
+}
+
+void Simulation::load_state(const SimulationState& state) {
+  const double steps = find_state(state, "steps", 1).values[0];
+  SPIRE_CHECK(steps >= 0 && steps == std::floor(steps), ValueError, "Simulation::load_state: bad step count ", steps);
+  engine_->load_state(state);
+  if (hook_) hook_->load_state(state);
+  steps_ = int64_t(steps);
 }
 
 void Simulation::set_polarization(std::shared_ptr<PolarizationHook> hook) {
@@ -357,8 +509,8 @@ void Simulation::set_polarization(std::shared_ptr<PolarizationHook> hook) {
     for (int64_t i = 0; i < lattice_.samples(); ++i) values[size_t(i)] = v.at(i);
     kept.emplace_back(c, std::move(values));
   }
-  engine_ = make_engine(precision_, lattice_, materials_, resolved_, pml_profile_, dt_, has);
-  for (const Source& s : sources_) engine_->add_source(discretize(s, lattice_, resolved_));
+  engine_ = make_engine(platform_, engine_config(has));
+  for (const SourceSamples& s : sources_) engine_->add_source(s);
   for (auto& [c, values] : kept) {
     int64_t next = 0;  // set() visits samples in storage order
     engine_->set(c, [&](const Vec3&) { return values[size_t(next++)]; }, materials_);
@@ -407,7 +559,7 @@ void Simulation::run_steps(int64_t steps) {
 
 double Simulation::sources_end_time() const {
   double t = -std::numeric_limits<double>::infinity();
-  for (const Source& s : sources_) t = std::max(t, s.profile->end_time());
+  for (const SourceSamples& s : sources_) t = std::max(t, s.end_time());
   return t;
 }
 

@@ -22,6 +22,15 @@
 // sum of all polarisations P^{n+1} into p_total (n values). Runs without a hook store no D and
 // update E directly (fields.h); installing a hook (set_polarization, before the first step)
 // switches the run to stored D.
+//
+// State (checkpoints: a long run's resume, the adjoint's recomputation from stored steps): every
+// array the stepping carries (E, H, D, the CPML psi, the polarisations of the hook, the state of
+// distributed sources) as named arrays of doubles (float32 values convert exactly), plus the step
+// count. load_state() into a Simulation built from the same problem continues bit for bit as the
+// run that saved it would have.
+//
+// Platforms: "cpu" (the kernels of fdtd_update.h), or a platform whose library registered an
+// engine factory when it loaded (simulation_engine.h), as "cuda" or "cuda:1".
 #pragma once
 #include <complex>
 #include <cstdint>
@@ -43,6 +52,16 @@ std::string to_string(Precision p);
 // "float32" ("single", "f32"), "float64" ("double", "f64"); ConfigError naming them otherwise.
 Precision parse_precision(const std::string& text);
 
+// One named array of a run's state.
+struct StateArray {
+  std::string name;
+  std::vector<double> values;
+};
+using SimulationState = std::vector<StateArray>;
+// The array called `name` (ValueError naming it and the run's arrays when it is missing, or when
+// `size` >= 0 and its length differs).
+const StateArray& find_state(const SimulationState& state, const std::string& name, int64_t size = -1);
+
 // (A subclass that overrides only the double version writes `using PolarizationHook::step;` so
 // that the float overload stays visible.)
 class PolarizationHook {
@@ -52,6 +71,9 @@ class PolarizationHook {
   // float32 runs call this one; by default it goes through the double version with converted
   // copies (override it to work in float directly).
   virtual void step(Component c, FieldPart part, const float* e_now, float* p_total, int64_t n);
+  // The hook's state for checkpoints, appended to `out` under names that start with "pol/".
+  virtual void save_state(SimulationState& out) const;
+  virtual void load_state(const SimulationState& in);
 
  private:
   std::vector<double> e_scratch_, p_scratch_;
@@ -78,19 +100,26 @@ struct FieldView {
   const T* imag_data() const;
 };
 
+struct EngineConfig;  // simulation_engine.h
+
 class Simulation {
  public:
   using StepCallback = std::function<void(Simulation&)>;
 
   // ValueError for a Courant number out of (0, 1/sqrt(axes)] (naming both), bad material arrays or
   // boundaries (boundary.h, fdtd_update.h).
+  // platform: "cpu" or a registered one (ConfigError naming those there are otherwise).
   Simulation(const YeeLattice& lattice, MaterialArrays materials, const Boundaries& boundaries = Boundaries(),
-             double courant = 0.5, Precision precision = Precision::float64);
+             double courant = 0.5, Precision precision = Precision::float64, const std::string& platform = "cpu");
   ~Simulation();
   Simulation(Simulation&&) noexcept;
   Simulation& operator=(Simulation&&) noexcept;
 
   void add_source(const Source& source);
+  // A source already on the lattice (discretize(), or a distributed source such as a plane wave's
+  // surface currents); ValueError for an index out of range, a component not carried, or neither
+  // or both of profile and distributed.
+  void add_source(SourceSamples samples);
   // Installs the polarisation hook (nullptr removes it); only before the first step.
   void set_polarization(std::shared_ptr<PolarizationHook> hook);
   // Calls `callback` after every `every`-th step (every >= 1); returns an id for removal.
@@ -131,19 +160,27 @@ class Simulation {
   double electric_energy() const;
   double magnetic_energy() const;
 
+  // The run's state (header comment) and its restoration; load_state() checks every array's name
+  // and length against this run's (ValueError naming the first that differs).
+  SimulationState save_state() const;
+  void load_state(const SimulationState& state);
+  const std::string& platform() const { return platform_; }
+
   struct Engine;
 
  private:
+  EngineConfig engine_config(bool store_d) const;
   YeeLattice lattice_;
   MaterialArrays materials_;
   ResolvedBoundaries resolved_;
   PmlProfile pml_profile_;
   Precision precision_;
+  std::string platform_;
   double courant_, dt_;
   int64_t steps_ = 0;
   std::unique_ptr<Engine> engine_;
   std::shared_ptr<PolarizationHook> hook_;
-  std::vector<Source> sources_;
+  std::vector<SourceSamples> sources_;
   struct Callback {
     int id;
     int64_t every;

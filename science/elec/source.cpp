@@ -142,4 +142,14 @@ SourceSamples discretize(const Source& source, const YeeLattice& lattice, const 
   return out;
 }
 
+DistributedCurrent::~DistributedCurrent() = default;
+
+void DistributedCurrent::load_state(const std::vector<double>& state) {
+  SPIRE_CHECK(state.empty(), ValueError, "DistributedCurrent::load_state: this source keeps no state, got ",
+              state.size(), " values");
+}
+
+double SourceSamples::start_time() const { return distributed ? distributed->start_time() : profile->start_time(); }
+double SourceSamples::end_time() const { return distributed ? distributed->end_time() : profile->end_time(); }
+
 }  // namespace spire::elec

@@ -47,14 +47,38 @@ Source current_sheet(Component component, const Vec3& center, const Vec3& size,
                      std::shared_ptr<const TimeProfile> profile, std::complex<double> amplitude = 1.0,
                      std::function<std::complex<double>(const Vec3&)> amplitude_function = {});
 
+// The currents of a source whose samples each carry their own, state-dependent time dependence:
+// the surface currents of a total-field/scattered-field plane wave (plane_wave.h), fed by an
+// auxiliary one-dimensional grid that advances with the run. The solver calls currents() exactly
+// once per update interval of the source's component, in time order (magnetic sources at t_mid =
+// t_n, electric ones at t_n + dt/2), so an implementation may advance its state there.
+class DistributedCurrent {
+ public:
+  virtual ~DistributedCurrent();
+  // The current of every sample (out[i] for SourceSamples::index[i]) over the interval of width dt
+  // centred on t_mid.
+  virtual void currents(double t_mid, double dt, std::complex<double>* out) = 0;
+  // Outside [start_time(), end_time()] every current is zero (the solver may skip the call).
+  virtual double start_time() const = 0;
+  virtual double end_time() const = 0;
+  // State carried between steps, for checkpoints (empty for a stateless source).
+  virtual std::vector<double> save_state() const { return {}; }
+  virtual void load_state(const std::vector<double>& state);
+};
+
 // A source on the lattice: the samples it drives and each sample's weight (amplitude x
 // interpolation or overlap weight x 1/dx per delta axis x any wrap phase); the current density at
-// sample index[i] is weight[i] * profile->current(t).
+// sample index[i] is weight[i] * profile->current(t), or weight[i] * out[i] of the distributed
+// currents when `distributed` is set (then profile is null).
 struct SourceSamples {
   Component component = Component::Ez;
   std::vector<int64_t> index;
   std::vector<std::complex<double>> weight;
   std::shared_ptr<const TimeProfile> profile;
+  std::shared_ptr<DistributedCurrent> distributed;
+
+  double start_time() const;
+  double end_time() const;
 };
 
 // ValueError when the component is not carried, the region leaves the cell, the profile is missing,

@@ -107,6 +107,7 @@ validate: build
 	dir=$(OUT)/validate; mkdir -p $$dir
 	names=(); cmds=()
 	names+=(registry); cmds+=("SPIRE_VALIDATE=full $(BUILD)/bin/spire_engine_tests --gtest_filter='Registry*'")
+	names+=(elec_full_size); cmds+=("SPIRE_VALIDATE=full $(BUILD)/bin/spire_elec_tests --gtest_filter='*.FullSize*'")
 	for f in tests/validate/*.py; do [ -e "$$f" ] || continue
 	  names+=("$$(basename $$f .py)"); cmds+=("PYTHONPATH=$(CURDIR)/python $(PYTHON) $$f"); done
 	for f in $(BUILD)/bin/validate_*; do [ -x "$$f" ] || continue
@@ -160,7 +161,7 @@ gpu-test:
 	  -DSPIRE_PYTHON=OFF $(CMAKE_ARGS) > $(GPU_BUILD)/configure.log 2>&1 || { cat $(GPU_BUILD)/configure.log; exit 1; }
 	cmake --build $(GPU_BUILD) -j $(JOBS) --target spire_cuda_tests spire_cuda_emulate_reduce \
 	  spire_cuda_emulate_scan spire_sponge_cuda_host_tests spire_sponge_cuda_tests bench_cuda \
-	  bench_sponge_water_pme
+	  bench_sponge_water_pme spire_elec_cuda_host_tests spire_elec_cuda_tests bench_elec_fdtd3d
 	tests=0
 	ctest --test-dir $(GPU_BUILD) -L '^cuda' --output-on-failure 2>&1 | tee $(GPU_BUILD)/logs/ctest-gpu.log || tests=$$?
 	$(GPU_BUILD)/bin/bench_cuda --benchmark_repetitions=5 --benchmark_out_format=json \
@@ -169,5 +170,8 @@ gpu-test:
 	# MD on the cuda platform: SPC/E water with PME in ns/day (against OpenMM's CUDA platform where
 	# its CUDA plugin is installed).
 	$(GPU_BUILD)/bin/bench_sponge_water_pme --platform cuda --runs 3 | tee -a $(GPU_BUILD)/logs/gpu-figures.txt || true
+	# FDTD on the cuda platform: M cell-updates/s of the 3D CPML problem and the fraction of the
+	# memory-bandwidth roofline it reaches.
+	$(GPU_BUILD)/bin/bench_elec_fdtd3d --platform cuda --runs 3 | tee -a $(GPU_BUILD)/logs/gpu-figures.txt || true
 	echo "gpu-test: tests $$([ $$tests -eq 0 ] && echo passed || echo FAILED) ($$((SECONDS - start)) s); figures in $(GPU_BUILD)/logs/gpu-figures.txt"
 	exit $$tests

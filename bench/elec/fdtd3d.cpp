@@ -14,8 +14,17 @@
 // load average at the start and the end.
 //
 // usage: fdtd3d [--n 100] [--pml 10] [--steps 40] [--runs 5] [--threads 1,2] [--no-meep]
+//              [--platform cpu|cuda|cuda:N]
 //   environment: SPIRE_MEEP_PYTHON, the interpreter that imports meep (default: /usr/bin/python3,
 //   where Debian's python3-meep lives; bench/elec/install-peers.sh installs it)
+//
+// --platform cuda (a build with the cuda platform, science/elec/cuda): the same problem on the GPU
+// (default n 256, 200 steps), float64 and float32, timed between device synchronisations. Besides
+// the cell-update rate it prints the fraction of the memory-bandwidth roofline achieved: the bytes
+// a step must move (science/elec/cuda/traffic.h: every field read and written once per update and
+// read once more by the other half step, the CPML psi read and written in the slabs) x steps / time,
+// over the device's peak bandwidth (2 x memory clock x bus width / 8, from the device attributes)
+// and over the bandwidth a device-to-device cudaMemcpy achieves (what streaming can reach).
 #include <omp.h>
 
 #include <algorithm>
@@ -23,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <ctime>
 #include <fstream>
 #include <memory>
@@ -32,6 +42,11 @@
 #include <vector>
 
 #include "science/elec/simulation.h"
+#include "science/elec/simulation_engine.h"
+#if defined(SPIRE_ELEC_BENCH_CUDA)
+#include "science/elec/cuda/device_info.h"
+#include "science/elec/cuda/traffic.h"
+#endif
 
 using namespace spire::elec;
 
@@ -41,6 +56,8 @@ struct Options {
   int n = 100, pml = 10, steps = 40, runs = 5;
   std::vector<int> threads{1, 2};
   bool meep = true;
+  std::string platform = "cpu";
+  bool n_given = false, steps_given = false;
 };
 
 struct Sample {
@@ -136,9 +153,10 @@ Options parse(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--n") o.n = std::atoi(next().c_str());
+    if (a == "--n") o.n = std::atoi(next().c_str()), o.n_given = true;
     else if (a == "--pml") o.pml = std::atoi(next().c_str());
-    else if (a == "--steps") o.steps = std::atoi(next().c_str());
+    else if (a == "--steps") o.steps = std::atoi(next().c_str()), o.steps_given = true;
+    else if (a == "--platform") o.platform = next();
     else if (a == "--runs") o.runs = std::atoi(next().c_str());
     else if (a == "--no-meep") o.meep = false;
     else if (a == "--threads") {
@@ -148,9 +166,16 @@ Options parse(int argc, char** argv) {
       while (std::getline(ss, t, ',')) o.threads.push_back(std::atoi(t.c_str()));
     } else {
       std::fprintf(stderr, "unknown option %s; usage: fdtd3d [--n N] [--pml CELLS] [--steps N] [--runs N] "
-                   "[--threads 1,2] [--no-meep]\n", a.c_str());
+                   "[--threads 1,2] [--no-meep] [--platform cpu|cuda|cuda:N]\n", a.c_str());
       std::exit(2);
     }
+  }
+  if (o.platform.rfind("cuda", 0) == 0) {
+    if (!o.n_given) o.n = 256;
+    if (!o.steps_given) o.steps = 200;
+  } else if (o.platform != "cpu") {
+    std::fprintf(stderr, "--platform: got '%s'; allowed: cpu, cuda, cuda:N\n", o.platform.c_str());
+    std::exit(2);
   }
   if (o.n < 2 * o.pml + 2 || o.steps < 1 || o.runs < 1 || o.threads.empty()) {
     std::fprintf(stderr, "need n > 2 pml + 1, steps >= 1, runs >= 1, some thread counts\n");
@@ -159,10 +184,67 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// The GPU figures: cell-update rates and the roofline fraction, float64 and float32.
+int run_gpu(const Options& o) {
+#if defined(SPIRE_ELEC_BENCH_CUDA)
+  const size_t colon = o.platform.find(':');
+  const int device = colon == std::string::npos ? 0 : std::atoi(o.platform.c_str() + colon + 1);
+  const spire::elec::cuda::DeviceMemoryInfo info = spire::elec::cuda::device_memory_info(device, true);
+  const double n = o.n, cells = n * n * n;
+  std::printf("FDTD 3D throughput on %s (%s): %d^3 cells, %d-cell PML, %d steps, %d runs\n", o.platform.c_str(),
+              info.name.c_str(), o.n, o.pml, o.steps, o.runs);
+  std::printf("memory bandwidth: peak %.0f GB/s (%.0f MHz x %d bits x 2), device-to-device copy %.0f GB/s\n",
+              info.peak_bandwidth / 1e9, info.memory_clock_hz / 1e6, info.bus_width_bits,
+              info.measured_bandwidth / 1e9);
+  const Precision precisions[2] = {Precision::float64, Precision::float32};
+  std::vector<double> rate[2];
+  double bytes[2] = {0, 0};
+  for (int r = 0; r < o.runs; ++r)
+    for (int p = 0; p < 2; ++p) {
+      YeeLattice lattice(Dimensions::three, {n, n, n}, 1.0);
+      Simulation sim(lattice, MaterialArrays::vacuum(lattice), Boundaries::pml_cells(o.pml), 0.5, precisions[p],
+                     o.platform);
+      sim.add_source(point_dipole(Component::Ez, {0.1, 0.2, 0.3}, std::make_shared<GaussianSource>(0.15, 0.1)));
+      bytes[p] = spire::elec::cuda::step_traffic(sim).bytes_per_cell_update;
+      sim.run_steps(3);
+      spire::elec::cuda::synchronize_device(device);
+      const auto t0 = std::chrono::steady_clock::now();
+      sim.run_steps(o.steps);
+      spire::elec::cuda::synchronize_device(device);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      rate[p].push_back(cells * o.steps / wall);
+    }
+  std::printf("\n| precision | M cell-updates/s (best) | bytes / cell-update | GB/s | of peak | of copy |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (int p = 0; p < 2; ++p) {
+    const double m = median(rate[p]), best = *std::max_element(rate[p].begin(), rate[p].end());
+    const double bw = m * bytes[p];
+    std::printf("| %s | %.0f (%.0f) | %.1f | %.0f | %.1f%% | %.1f%% |\n", to_string(precisions[p]).c_str(), m / 1e6,
+                best / 1e6, bytes[p], bw / 1e9, 100 * bw / info.peak_bandwidth,
+                info.measured_bandwidth > 0 ? 100 * bw / info.measured_bandwidth : 0.0);
+  }
+  return 0;
+#else
+  std::fprintf(stderr, "--platform %s: this build has no cuda platform (configure with SPIRE_CUDA=ON on a machine "
+               "with the CUDA toolkit); platforms here:", o.platform.c_str());
+  for (const std::string& p : platforms()) std::fprintf(stderr, " %s", p.c_str());
+  std::fprintf(stderr, "\n");
+  return 2;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  if (o.platform != "cpu") {
+    try {
+      return run_gpu(o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fdtd3d --platform %s: %s\n", o.platform.c_str(), e.what());
+      return 1;
+    }
+  }
   std::string script;
   if (o.meep) {
     char path[] = "/tmp/spire_bench_meep_XXXXXX.py";

@@ -192,6 +192,42 @@ void JobSection::strings(const char* key, std::vector<std::string>& out) {
   out = v;
 }
 
+void JobSection::number_arrays(const char* key, std::vector<std::vector<double>>& out) {
+  const void* p = take(key);
+  if (!p) return;
+  const toml::node& n = node(p);
+  const char* want = "an array of arrays of numbers ([[x0, y0], [x1, y1], ...])";
+  SPIRE_CHECK(n.is_array(), ConfigError, where_, ": ", path(key), " must be ", want, ", got ", describe(n));
+  std::vector<std::vector<double>> v;
+  for (const toml::node& row : *n.as_array()) {
+    SPIRE_CHECK(row.is_array(), ConfigError, where_, ": ", path(key), " must be ", want, ", got an element ",
+                describe(row));
+    std::vector<double> r;
+    for (const toml::node& e : *row.as_array()) {
+      std::optional<double> x = e.is_number() ? e.value<double>() : std::nullopt;
+      SPIRE_CHECK(x.has_value(), ConfigError, where_, ": ", path(key), " must be ", want, ", got an element ",
+                  describe(e), " in row ", v.size());
+      r.push_back(*x);
+    }
+    v.push_back(std::move(r));
+  }
+  out = v;
+}
+
+std::vector<JobSection> JobSection::tables(const char* key) {
+  const void* p = take(key);
+  std::vector<JobSection> out;
+  if (!p) return out;
+  const toml::node& n = node(p);
+  if (n.is_array() && n.as_array()->empty()) return out;
+  SPIRE_CHECK(n.is_array() && n.as_array()->is_array_of_tables(), ConfigError, where_, ": ", path(key),
+              " must be an array of tables ([[", path(key), "]] sections), got ", describe(n));
+  size_t i = 0;
+  for (const toml::node& e : *n.as_array())
+    out.push_back(JobSection(doc_, e.as_table(), path(key) + "[" + std::to_string(i++) + "]", where_));
+  return out;
+}
+
 std::vector<std::string> JobSection::keys() const {
   std::vector<std::string> k;
   if (table_)
@@ -203,6 +239,12 @@ bool JobSection::is_table(const char* key) const {
   if (!table_) return false;
   const toml::node* n = static_cast<const toml::table*>(table_)->get(key);
   return n && n->is_table();
+}
+
+bool JobSection::is_string(const char* key) const {
+  if (!table_) return false;
+  const toml::node* n = static_cast<const toml::table*>(table_)->get(key);
+  return n && n->is_string();
 }
 
 bool JobSection::is_array(const char* key) const {

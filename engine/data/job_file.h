@@ -41,11 +41,17 @@ class JobSection {
   // An array of numbers (integers are taken as numbers), each in [low, high].
   void numbers(const char* key, std::vector<double>& out, double low = -HUGE_VAL, double high = HUGE_VAL);
   void strings(const char* key, std::vector<std::string>& out);
+  // An array of arrays of numbers ([[x0, y0], [x1, y1]]: polygon vertices, lists of points).
+  void number_arrays(const char* key, std::vector<std::vector<double>>& out);
+  // An array of tables ([[key]] headers, or key = [{...}, {...}]): one section per element, named
+  // "key[i]" in messages; empty when absent. ConfigError when the key holds anything else.
+  std::vector<JobSection> tables(const char* key);
   // The keys this table holds, for tables keyed by names the user chooses (a PDE's parameters, its
   // fields); reading them with the getters marks them known as usual.
   std::vector<std::string> keys() const;
   bool is_table(const char* key) const;
   bool is_array(const char* key) const;
+  bool is_string(const char* key) const;
   // A sub-table, or an empty section when absent; a non-table under the key is a ConfigError.
   JobSection table(const char* key);
   bool has(const char* key) const;

@@ -41,6 +41,7 @@ from .checkpoint import save_checkpoint, load_checkpoint  # noqa: E402,F401
 from . import train  # noqa: E402,F401
 from . import flow  # noqa: E402,F401
 from . import sponge  # noqa: E402,F401
+from . import elec  # noqa: E402,F401
 
 bool = _C.bool  # noqa: A001  (spire.bool, as torch.bool and np.bool; builtins stay untouched)
 newaxis = None

@@ -256,4 +256,16 @@ void DftFields::set_data(const std::vector<std::complex<double>>& data, double s
   }
 }
 
+void DftFields::save_state(SimulationState& out, const std::string& prefix) const {
+  out.push_back({prefix + "/re", re_});
+  out.push_back({prefix + "/im", im_});
+  out.push_back({prefix + "/steps", {double(steps_)}});
+}
+
+void DftFields::load_state(const SimulationState& in, const std::string& prefix) {
+  re_ = find_state(in, prefix + "/re", int64_t(re_.size())).values;
+  im_ = find_state(in, prefix + "/im", int64_t(im_.size())).values;
+  steps_ = int64_t(find_state(in, prefix + "/steps", 1).values[0]);
+}
+
 }  // namespace spire::elec

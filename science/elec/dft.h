@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "science/elec/simulation.h"
 #include "science/elec/yee.h"
 
 namespace spire::elec {
@@ -92,6 +93,12 @@ class DftFields {
   // Replaces the accumulators (same length as data(): ValueError otherwise). scale multiplies them:
   // -1 loads the negated fields of an earlier run (Meep's load_minus_*).
   void set_data(const std::vector<std::complex<double>>& data, double scale = 1);
+
+  // Checkpoints (simulation.h's named arrays): the accumulators and the step count under
+  // prefix + "/re", "/im", "/steps". load_state restores them exactly (ValueError naming an array
+  // that is missing or of another length: a DFT over other points or frequencies).
+  void save_state(SimulationState& out, const std::string& prefix) const;
+  void load_state(const SimulationState& in, const std::string& prefix);
 
  private:
   template <class Real>

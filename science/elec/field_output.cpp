@@ -156,7 +156,21 @@ FieldSnapshotWriter::FieldSnapshotWriter(std::string path, const YeeLattice& lat
   for (Component c : options_.components)
     SPIRE_CHECK(lattice.has(c), ValueError, who, ": the ", to_string(lattice.dimensions()), " lattice has no ",
                 to_string(c), " component");
-  tmp_ = path_ + ".tmp-" + std::to_string(::getpid());
+  open_part();  // the first part opens now, so that an unwritable path fails here
+}
+
+std::string FieldSnapshotWriter::part_path(size_t k) const {
+  if (k == 0) return path_;
+  std::filesystem::path p(path_);
+  const std::string ext = p.extension().string();
+  if (ext == ".h5" || ext == ".hdf5") return p.replace_extension("." + std::to_string(k) + ext).string();
+  return path_ + "." + std::to_string(k);
+}
+
+void FieldSnapshotWriter::open_part() {
+  const std::string part = part_path(finished_.size());
+  const std::string who = "FieldSnapshotWriter(" + part + ")";
+  tmp_ = part + ".tmp-" + std::to_string(::getpid());
   std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
   data::QuietHdf5Errors quiet;
   const hid_t f = H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -166,13 +180,14 @@ FieldSnapshotWriter::FieldSnapshotWriter(std::string path, const YeeLattice& lat
     attr_string(f, "format", kFormat, who);
     attr_int(f, "format_version", kFormatVersion, who);
     write_provenance(f, options_.provenance, who);
-    attr_string(f, "dimensions", to_string(lattice.dimensions()), who);
-    attr_double(f, "resolution", lattice.resolution(), who);
+    attr_string(f, "dimensions", to_string(lattice_.dimensions()), who);
+    attr_double(f, "resolution", lattice_.resolution(), who);
     attr_double(f, "dt", dt_, who);
-    const Vec3 size = lattice.size();
+    attr_int(f, "part", int64_t(finished_.size()), who);
+    const Vec3 size = lattice_.size();
     for (int a = 0; a < 3; ++a) {
       attr_double(f, (std::string("size_") + kAxis[a]).c_str(), size[a], who);
-      attr_int(f, (std::string("n_") + kAxis[a]).c_str(), lattice.n(a), who);
+      attr_int(f, (std::string("n_") + kAxis[a]).c_str(), lattice_.n(a), who);
     }
     attr_string(f, "layout",
                 "fields/<component>/<step>: x fastest ([n_z][n_y][n_x]; 2D [n_y][n_x]; 1D [n_z][1][1]) on the "
@@ -180,7 +195,7 @@ FieldSnapshotWriter::FieldSnapshotWriter(std::string path, const YeeLattice& lat
                 who);
     for (Component c : options_.components)
       for (int a = 0; a < 3; ++a) {
-        const std::vector<double> x = coordinates(lattice, c, a);
+        const std::vector<double> x = coordinates(lattice_, c, a);
         H5Dclose(write_dataset(f, "coordinates/" + to_string(c) + "/" + kAxis[a], {hsize_t(x.size())}, x.data(),
                                false, who));
       }
@@ -211,13 +226,30 @@ void FieldSnapshotWriter::discard() {
   std::filesystem::remove(tmp_, ec);
 }
 
+int64_t FieldSnapshotWriter::snapshots() const {
+  int64_t n = int64_t(times_.size());
+  for (const Part& p : finished_) n += int64_t(p.times.size());
+  return n;
+}
+
+std::vector<std::string> FieldSnapshotWriter::parts() const {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < finished_.size(); ++k) out.push_back(part_path(k));
+  return out;
+}
+
 template <class Real>
 void FieldSnapshotWriter::write(const FieldArrays<Real>& fields, double t, int64_t step) {
   const std::string who = "FieldSnapshotWriter(" + path_ + ")";
-  SPIRE_CHECK(file_ >= 0, IOError, who, ": the file is closed");
-  SPIRE_CHECK(steps_.empty() || step > steps_.back(), ValueError, who, ": snapshot steps must increase; got ", step,
-              " after ", steps_.empty() ? 0 : steps_.back());
+  SPIRE_CHECK(!closed_, IOError, who, ": the file is closed");
+  int64_t last = -1;
+  bool any = !steps_.empty();
+  if (any) last = steps_.back();
+  for (auto p = finished_.rbegin(); !any && p != finished_.rend(); ++p)
+    if (!p->steps.empty()) any = true, last = p->steps.back();
+  SPIRE_CHECK(!any || step > last, ValueError, who, ": snapshot steps must increase; got ", step, " after ", last);
   SPIRE_CHECK(std::isfinite(t), ValueError, who, ": the time must be finite, got ", t);
+  if (file_ < 0) open_part();  // the continuation part after a commit()
   const int64_t nx = lattice_.n(0), ny = lattice_.n(1), nz = lattice_.n(2);
   std::vector<double> buffer(size_t(lattice_.samples()));
   std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
@@ -243,9 +275,9 @@ template void FieldSnapshotWriter::write<double>(const FieldArrays<double>&, dou
 
 std::string FieldSnapshotWriter::xdmf_path() const { return xdmf_path_for(path_); }
 
-void FieldSnapshotWriter::close() {
-  if (file_ < 0) return;
-  const std::string who = "FieldSnapshotWriter(" + path_ + ")";
+void FieldSnapshotWriter::finish_part() {
+  const std::string part = part_path(finished_.size());
+  const std::string who = "FieldSnapshotWriter(" + part + ")";
   {
     std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
     data::QuietHdf5Errors quiet;
@@ -258,14 +290,34 @@ void FieldSnapshotWriter::close() {
     SPIRE_CHECK(closed >= 0, IOError, who, ": cannot close ", tmp_);
   }
   std::error_code ec;
-  std::filesystem::rename(tmp_, path_, ec);
+  std::filesystem::rename(tmp_, part, ec);
   if (ec) {
     std::filesystem::remove(tmp_, ec);
-    throw IOError(detail::cat(who, ": cannot rename '", tmp_, "' to '", path_, "'"));
+    throw IOError(detail::cat(who, ": cannot rename '", tmp_, "' to '", part, "'"));
   }
+  finished_.push_back({std::move(times_), std::move(steps_)});
+  times_.clear();
+  steps_.clear();
+}
 
-  // The sidecar: one temporal collection per component.
-  const std::string h5 = std::filesystem::path(path_).filename().string();
+void FieldSnapshotWriter::close() {
+  if (closed_) return;
+  if (file_ >= 0) {
+    finish_part();
+    write_sidecar();
+  }
+  closed_ = true;
+}
+
+void FieldSnapshotWriter::commit() {
+  if (closed_ || file_ < 0 || times_.empty()) return;
+  finish_part();
+  write_sidecar();
+}
+
+void FieldSnapshotWriter::write_sidecar() const {
+  // One temporal collection per component, over the snapshots of every part.
+  const std::string who = "FieldSnapshotWriter(" + path_ + ")";
   const std::vector<hsize_t> shape = file_shape(lattice_);
   const bool planar = shape.size() == 2;
   const char* precision = options_.single_precision ? "4" : "8";
@@ -276,20 +328,24 @@ void FieldSnapshotWriter::close() {
   for (Component c : options_.components) {
     const std::string name = to_string(c);
     x << "    <Grid Name=\"" << name << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-    for (size_t s = 0; s < times_.size(); ++s) {
-      x << "      <Grid Name=\"" << name << "_" << step_name(steps_[s]) << "\" GridType=\"Uniform\">\n"
-        << "        <Time Value=\"" << times_[s] << "\"/>\n"
-        << "        <Topology TopologyType=\"" << (planar ? "2DRectMesh" : "3DRectMesh") << "\" Dimensions=\""
-        << dims_text(shape) << "\"/>\n"
-        << "        <Geometry GeometryType=\"" << (planar ? "VXVY" : "VXVYVZ") << "\">\n";
-      for (int a = 0; a < (planar ? 2 : 3); ++a)
-        x << "          <DataItem Dimensions=\"" << lattice_.n(a) << "\" NumberType=\"Float\" Precision=\"8\" "
-          << "Format=\"HDF\">" << h5 << ":/coordinates/" << name << "/" << kAxis[a] << "</DataItem>\n";
-      x << "        </Geometry>\n"
-        << "        <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-        << "          <DataItem Dimensions=\"" << dims_text(shape) << "\" NumberType=\"Float\" Precision=\""
-        << precision << "\" Format=\"HDF\">" << h5 << ":/fields/" << name << "/" << step_name(steps_[s])
-        << "</DataItem>\n        </Attribute>\n      </Grid>\n";
+    for (size_t k = 0; k < finished_.size(); ++k) {
+      const std::string h5 = std::filesystem::path(part_path(k)).filename().string();
+      const Part& part = finished_[k];
+      for (size_t s = 0; s < part.times.size(); ++s) {
+        x << "      <Grid Name=\"" << name << "_" << step_name(part.steps[s]) << "\" GridType=\"Uniform\">\n"
+          << "        <Time Value=\"" << part.times[s] << "\"/>\n"
+          << "        <Topology TopologyType=\"" << (planar ? "2DRectMesh" : "3DRectMesh") << "\" Dimensions=\""
+          << dims_text(shape) << "\"/>\n"
+          << "        <Geometry GeometryType=\"" << (planar ? "VXVY" : "VXVYVZ") << "\">\n";
+        for (int a = 0; a < (planar ? 2 : 3); ++a)
+          x << "          <DataItem Dimensions=\"" << lattice_.n(a) << "\" NumberType=\"Float\" Precision=\"8\" "
+            << "Format=\"HDF\">" << h5 << ":/coordinates/" << name << "/" << kAxis[a] << "</DataItem>\n";
+        x << "        </Geometry>\n"
+          << "        <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+          << "          <DataItem Dimensions=\"" << dims_text(shape) << "\" NumberType=\"Float\" Precision=\""
+          << precision << "\" Format=\"HDF\">" << h5 << ":/fields/" << name << "/" << step_name(part.steps[s])
+          << "</DataItem>\n        </Attribute>\n      </Grid>\n";
+      }
     }
     x << "    </Grid>\n";
   }
@@ -301,6 +357,38 @@ void FieldSnapshotWriter::close() {
     out.close();
     SPIRE_CHECK(out.good(), IOError, who, ": cannot write ", tmp);
   });
+}
+
+void FieldSnapshotWriter::save_state(SimulationState& out, const std::string& prefix) const {
+  SPIRE_CHECK(times_.empty(), ValueError, "FieldSnapshotWriter(", path_, ")::save_state: ", times_.size(),
+              " snapshots are in a part no commit() has finished; commit() before saving");
+  out.push_back({prefix + "/parts", {double(finished_.size())}});
+  for (size_t k = 0; k < finished_.size(); ++k) {
+    const std::string p = prefix + "/part" + std::to_string(k);
+    out.push_back({p + "/time", finished_[k].times});
+    out.push_back({p + "/step", std::vector<double>(finished_[k].steps.begin(), finished_[k].steps.end())});
+  }
+}
+
+void FieldSnapshotWriter::load_state(const SimulationState& in, const std::string& prefix) {
+  const std::string who = "FieldSnapshotWriter(" + path_ + ")::load_state";
+  SPIRE_CHECK(snapshots() == 0 && !closed_, ValueError, who, ": only into a writer that has written nothing (",
+              snapshots(), " snapshots written", closed_ ? ", closed" : "", ")");
+  const double parts = find_state(in, prefix + "/parts", 1).values[0];
+  SPIRE_CHECK(parts >= 0 && parts == std::floor(parts), ValueError, who, ": bad part count ", parts);
+  std::vector<Part> loaded;
+  for (int64_t k = 0; k < int64_t(parts); ++k) {
+    const std::string p = prefix + "/part" + std::to_string(k);
+    Part part;
+    part.times = find_state(in, p + "/time").values;
+    const std::vector<double>& steps = find_state(in, p + "/step", int64_t(part.times.size())).values;
+    part.steps.assign(steps.begin(), steps.end());
+    SPIRE_CHECK(std::filesystem::exists(part_path(size_t(k))), IOError, who, ": the snapshot file ",
+                part_path(size_t(k)), " that the saved state lists is missing");
+    loaded.push_back(std::move(part));
+  }
+  discard();  // the empty first part opened by the constructor
+  finished_ = std::move(loaded);
 }
 
 FieldSnapshot read_field_snapshot(const std::string& path, Component c, int64_t step) {
@@ -505,6 +593,25 @@ void PointTimeSeries::write(const std::string& path, const Provenance& provenanc
     }
     SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, who, ": cannot flush ", tmp);
   });
+}
+
+void PointTimeSeries::save_state(SimulationState& out, const std::string& prefix) const {
+  out.push_back({prefix + "/time", times_});
+  for (size_t q = 0; q < components_.size(); ++q) {
+    out.push_back({prefix + "/" + to_string(components_[q]) + "/re", re_[q]});
+    out.push_back({prefix + "/" + to_string(components_[q]) + "/im", im_[q]});
+  }
+  out.push_back({prefix + "/complex", {complex_ ? 1.0 : 0.0}});
+}
+
+void PointTimeSeries::load_state(const SimulationState& in, const std::string& prefix) {
+  times_ = find_state(in, prefix + "/time").values;
+  const int64_t n = int64_t(times_.size());
+  for (size_t q = 0; q < components_.size(); ++q) {
+    re_[q] = find_state(in, prefix + "/" + to_string(components_[q]) + "/re", n).values;
+    im_[q] = find_state(in, prefix + "/" + to_string(components_[q]) + "/im", n).values;
+  }
+  complex_ = find_state(in, prefix + "/complex", 1).values[0] != 0;
 }
 
 }  // namespace spire::elec

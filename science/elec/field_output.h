@@ -24,6 +24,16 @@
 // Files are complete or absent: the HDF5 file is written under a temporary name and renamed when
 // close() finishes it; the sidecar is written after, likewise. An exception unwinding through a
 // writer that was not closed removes its temporary file.
+//
+// Checkpointed runs: commit() finishes the file written so far (renamed into place, the sidecar
+// rewritten) and makes the next write() start a continuation file beside it, numbered by part:
+// fields.h5, fields.1.h5, fields.2.h5, ... (same layout each). The one sidecar, fields.xdmf, lists
+// the snapshots of every part in each component's temporal collection, so ParaView opens the
+// whole run, across interruptions and resumes, as a single time series. A finished part is never
+// rewritten: appending in place would break "whole or absent" (a crash mid-append leaves a broken
+// file under the final name) or mean copying a file that may hold gigabytes at every checkpoint.
+// save_state() records the finished parts; load_state() into a fresh writer takes them over (a
+// resumed run), and its snapshots go to the next part.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -66,20 +76,45 @@ class FieldSnapshotWriter {
   // Finishes the file and renames it into place, then writes the sidecar. Idempotent.
   void close();
 
+  // Finishes the current part when it holds snapshots (renamed into place, sidecar rewritten);
+  // the next write() starts the next part (header comment). Nothing happens when it holds none.
+  void commit();
+  // Checkpoints: the finished parts' step times and steps under prefix + "/parts" and
+  // prefix + "/part<k>/time|step". ValueError when the current part holds snapshots that no
+  // commit() finished (they would be missing from a resumed run's files).
+  void save_state(SimulationState& out, const std::string& prefix) const;
+  // Into a writer that has written nothing: takes over the saved parts (IOError naming a part file
+  // that is missing) and continues in the next part; ValueError when this writer has snapshots.
+  void load_state(const SimulationState& in, const std::string& prefix);
+
+  // The first part's path (the sidecar sits beside it, named after it).
   const std::string& path() const { return path_; }
   std::string xdmf_path() const;
-  int64_t snapshots() const { return int64_t(times_.size()); }
+  // Snapshots written, in all parts.
+  int64_t snapshots() const;
+  // The finished part files, in order (path() first), and the path part k has.
+  std::vector<std::string> parts() const;
+  std::string part_path(size_t k) const;
 
  private:
+  void open_part();
+  void finish_part();
+  void write_sidecar() const;
   void discard();
 
+  struct Part {
+    std::vector<double> times;
+    std::vector<int64_t> steps;
+  };
   std::string path_, tmp_;
   YeeLattice lattice_;
   double dt_;
   FieldOutputOptions options_;
   int64_t file_ = -1;  // hid_t of the open temporary file
-  std::vector<double> times_;
+  std::vector<double> times_;    // the current part's snapshots
   std::vector<int64_t> steps_;
+  std::vector<Part> finished_;   // part k's file is part_path(k)
+  bool closed_ = false;
   int uncaught_ = 0;
 };
 
@@ -122,6 +157,11 @@ class PointTimeSeries {
   // HDF5: /time (step times), /<C> (and /<C>_imag when complex) values, /<C> attribute time_offset
   // (0 or -dt/2), root attributes point_x/y/z, dt, provenance. Written whole or not at all.
   void write(const std::string& path, const Provenance& provenance = {}) const;
+
+  // Checkpoints: prefix + "/time", "/<C>/re", "/<C>/im", "/complex". load_state replaces the
+  // samples taken so far (ValueError naming an array that is missing or inconsistent).
+  void save_state(SimulationState& out, const std::string& prefix) const;
+  void load_state(const SimulationState& in, const std::string& prefix);
 
  private:
   size_t slot(Component c, const char* who) const;

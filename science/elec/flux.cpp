@@ -168,4 +168,27 @@ void Flux::scale_dfts(double factor) {
     for (DftFields& d : s.transforms()) d.set_data(d.data(), factor);
 }
 
+void SurfaceDft::save_state(SimulationState& out, const std::string& prefix) const {
+  for (const DftFields& d : dfts_) d.save_state(out, prefix + "/" + to_string(d.component()));
+}
+
+void SurfaceDft::load_state(const SimulationState& in, const std::string& prefix) {
+  for (DftFields& d : dfts_) d.load_state(in, prefix + "/" + to_string(d.component()));
+}
+
+void save_surfaces_state(const std::vector<SurfaceDft>& surfaces, SimulationState& out, const std::string& prefix) {
+  for (size_t i = 0; i < surfaces.size(); ++i) surfaces[i].save_state(out, prefix + "/region" + std::to_string(i));
+}
+
+void load_surfaces_state(std::vector<SurfaceDft>& surfaces, const SimulationState& in, const std::string& prefix) {
+  for (size_t i = 0; i < surfaces.size(); ++i) surfaces[i].load_state(in, prefix + "/region" + std::to_string(i));
+}
+
+void Flux::save_state(SimulationState& out, const std::string& prefix) const {
+  save_surfaces_state(surfaces_, out, prefix);
+}
+void Flux::load_state(const SimulationState& in, const std::string& prefix) {
+  load_surfaces_state(surfaces_, in, prefix);
+}
+
 }  // namespace spire::elec

@@ -58,6 +58,9 @@ class SurfaceDft {
   // The transforms of the tangential components the problem carries (for saving and loading).
   std::vector<DftFields>& transforms() { return dfts_; }
   const std::vector<DftFields>& transforms() const { return dfts_; }
+  // Checkpoints: each transform under prefix + "/" + its component (DftFields::save_state).
+  void save_state(SimulationState& out, const std::string& prefix) const;
+  void load_state(const SimulationState& in, const std::string& prefix);
 
  private:
   int normal_ = 0;
@@ -96,6 +99,9 @@ class Flux {
   void scale_dfts(double factor);  // Meep's scale_flux_fields
 
   const std::vector<SurfaceDft>& surfaces() const { return surfaces_; }
+  // Checkpoints: region i under prefix + "/region<i>" (SurfaceDft::save_state).
+  void save_state(SimulationState& out, const std::string& prefix) const;
+  void load_state(const SimulationState& in, const std::string& prefix);
 
  private:
   std::vector<double> frequencies_;
@@ -106,5 +112,8 @@ class Flux {
 void load_surface_data(std::vector<SurfaceDft>& surfaces, const std::vector<double>& frequencies,
                        const FluxData& data, double scale, const char* who);
 FluxData surface_data(const std::vector<SurfaceDft>& surfaces, const std::vector<double>& frequencies);
+// Shared by Flux and Near2Far: the checkpoint arrays of every region (prefix + "/region<i>").
+void save_surfaces_state(const std::vector<SurfaceDft>& surfaces, SimulationState& out, const std::string& prefix);
+void load_surfaces_state(std::vector<SurfaceDft>& surfaces, const SimulationState& in, const std::string& prefix);
 
 }  // namespace spire::elec

@@ -109,6 +109,29 @@ void Monitors::finish() {
   for (SnapshotMonitor& s : snapshots_) s.writer->close();
 }
 
+void Monitors::save_state(SimulationState& out, const std::string& prefix) {
+  const auto name = [&](const char* kind, size_t i) { return prefix + "/" + kind + std::to_string(i); };
+  for (size_t i = 0; i < dfts_.size(); ++i) dfts_[i].save_state(out, name("dft", i));
+  for (size_t i = 0; i < fluxes_.size(); ++i) fluxes_[i].save_state(out, name("flux", i));
+  for (size_t i = 0; i < near2fars_.size(); ++i) near2fars_[i].save_state(out, name("near2far", i));
+  for (size_t i = 0; i < points_.size(); ++i) points_[i].save_state(out, name("point", i));
+  for (size_t i = 0; i < harminvs_.size(); ++i) harminvs_[i].save_state(out, name("harminv", i));
+  for (size_t i = 0; i < snapshots_.size(); ++i) {
+    snapshots_[i].writer->commit();
+    snapshots_[i].writer->save_state(out, name("snapshots", i));
+  }
+}
+
+void Monitors::load_state(const SimulationState& in, const std::string& prefix) {
+  const auto name = [&](const char* kind, size_t i) { return prefix + "/" + kind + std::to_string(i); };
+  for (size_t i = 0; i < dfts_.size(); ++i) dfts_[i].load_state(in, name("dft", i));
+  for (size_t i = 0; i < fluxes_.size(); ++i) fluxes_[i].load_state(in, name("flux", i));
+  for (size_t i = 0; i < near2fars_.size(); ++i) near2fars_[i].load_state(in, name("near2far", i));
+  for (size_t i = 0; i < points_.size(); ++i) points_[i].load_state(in, name("point", i));
+  for (size_t i = 0; i < harminvs_.size(); ++i) harminvs_[i].load_state(in, name("harminv", i));
+  for (size_t i = 0; i < snapshots_.size(); ++i) snapshots_[i].writer->load_state(in, name("snapshots", i));
+}
+
 template <class Real>
 void Monitors::update(const FieldArrays<Real>& fields, double t, int64_t step) {
   for (DftFields& d : dfts_) d.update(fields, t);

@@ -45,6 +45,13 @@ class HarmonicPoint {
   // The modes found in the samples so far (ValueError when fewer than 16 samples were taken).
   std::vector<HarmonicMode> modes() const;
   const PointTimeSeries& series() const { return series_; }
+  Component component() const { return component_; }
+  double fcen() const { return fcen_; }
+  double df() const { return df_; }
+  double start_time() const { return start_; }
+  // Checkpoints: the samples taken (PointTimeSeries::save_state under the same prefix).
+  void save_state(SimulationState& out, const std::string& prefix) const { series_.save_state(out, prefix); }
+  void load_state(const SimulationState& in, const std::string& prefix) { series_.load_state(in, prefix); }
 
  private:
   Component component_;
@@ -84,6 +91,15 @@ class Monitors {
 
   // Closes the snapshot files (idempotent).
   void finish();
+
+  // Checkpoints: every monitor's accumulated state under prefix + "/dft<i>", "/flux<i>",
+  // "/near2far<i>", "/point<i>", "/harminv<i>", "/snapshots<i>" (i counting each kind in the order
+  // added). Saving first commits the snapshot files (FieldSnapshotWriter::commit), so that every
+  // snapshot the state counts is in a finished file; that is why it is not const. load_state()
+  // into the same monitors, added in the same order to a Simulation built from the same problem,
+  // continues bit for bit (ValueError naming an array that is missing or of another length).
+  void save_state(SimulationState& out, const std::string& prefix = "monitors");
+  void load_state(const SimulationState& in, const std::string& prefix = "monitors");
 
  private:
   template <class Real>

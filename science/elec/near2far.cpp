@@ -344,4 +344,11 @@ void Near2Far::load_minus_data(const FluxData& data) {
   load_surface_data(surfaces_, frequencies_, data, -1, "Near2Far::load_minus_data");
 }
 
+void Near2Far::save_state(SimulationState& out, const std::string& prefix) const {
+  save_surfaces_state(surfaces_, out, prefix);
+}
+void Near2Far::load_state(const SimulationState& in, const std::string& prefix) {
+  load_surfaces_state(surfaces_, in, prefix);
+}
+
 }  // namespace spire::elec

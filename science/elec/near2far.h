@@ -62,6 +62,10 @@ class Near2Far {
   void load_data(const FluxData& data);
   void load_minus_data(const FluxData& data);
 
+  // Checkpoints: region i under prefix + "/region<i>", as Flux.
+  void save_state(SimulationState& out, const std::string& prefix) const;
+  void load_state(const SimulationState& in, const std::string& prefix);
+
  private:
   struct Source {
     Vec3 x;

@@ -42,7 +42,9 @@ std::string describe_dispersive_media(const Geometry& geometry, double dt) {
 
 }  // namespace
 
-Simulation build(const Problem& problem) {
+Simulation build(const Problem& problem) { return build(problem, {}); }
+
+Simulation build(const Problem& problem, const std::function<void(MaterialArrays&)>& edit_materials) {
   const YeeLattice lattice(problem.dimensions, problem.cell_size, problem.resolution);
   // Resolving the boundaries here (the Simulation does it again) gives the periodic axes for the
   // sampling, so that objects crossing a periodic side are repeated as Meep's ensure_periodicity.
@@ -51,6 +53,8 @@ Simulation build(const Problem& problem) {
   for (int a = 0; a < 3; ++a)
     options.periodic[size_t(a)] = resolved.axis[size_t(a)].active && resolved.axis[size_t(a)].wall == Wall::periodic;
   SampledMedia media = sample_media(lattice, problem.geometry, options);
+  load_ports(media.arrays, lattice, problem.ports);
+  if (edit_materials) edit_materials(media.arrays);
 
   Simulation sim(lattice, std::move(media.arrays), problem.boundaries, problem.courant, problem.precision,
                  problem.platform);
@@ -71,6 +75,14 @@ Simulation build(const Problem& problem) {
       throw ValueError(detail::cat("source ", i, ": ", e.what()));
     }
   }
+  for (size_t i = 0; i < problem.plane_waves.size(); ++i) {
+    try {
+      add_plane_wave(sim, problem.plane_waves[i]);
+    } catch (const Error& e) {
+      throw ValueError(detail::cat("plane wave ", i, ": ", e.what()));
+    }
+  }
+  add_port_sources(sim, problem.ports);
   return sim;
 }
 

@@ -21,6 +21,7 @@
 //      material arrays of step 2).
 // Monitors are attached to the built Simulation afterwards (monitors.h).
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -57,6 +58,9 @@ bool is_dispersive(const Geometry& geometry);
 // resolution, boundaries and Courant number (from the parts that check them), a source outside the
 // cell or on a component the dimensions lack, an unstable dispersive medium.
 Simulation build(const Problem& problem);
+// The same with the material arrays edited after sampling (ports' resistances included) and before
+// the Simulation is made: how the differentiable run (adjoint.h) sets its design permittivities.
+Simulation build(const Problem& problem, const std::function<void(MaterialArrays&)>& edit_materials);
 
 // The polarisation hook of a dispersive problem: one Polarizations per precision and field part
 // (real, imaginary: the imaginary part of Bloch-periodic fields evolves by the same real recursion

@@ -13,6 +13,11 @@
 // running maximum is nonzero) and the sources have ended (time >= sources_end_time()). Windows run
 // from the call's starting time, sources or not: as in Meep, a window that closes while the source
 // is still on can satisfy the test, which only stops the run once the sources are off.
+// One deliberate difference: Meep also stops when every window so far was exactly zero (0 <= 0),
+// i.e. when the pulse has not reached the point by the end of the sources, a silent early stop;
+// here a field that has never been nonzero has not decayed (pass max_time to bound such a run).
+// Windows are compared in double time n dt (Meep rounds its time to float, which can move a
+// window's end by a step).
 //
 // FieldDecay evaluates the rule one step at a time (for callers with their own stepping loop);
 // run_until_fields_decayed() steps a Simulation with it. The step callbacks (monitors) run inside
@@ -30,8 +35,8 @@ namespace spire::elec {
 struct FieldDecayOptions {
   Component component = Component::Ez;
   Vec3 point;
-  double interval = 50;   // Meep's dt: the length of a window, in a/c
-  double decay_by = 1e-3; // stop when a window's max |c|^2 is at most this times the largest seen
+  double interval = 50;    // Meep's dt: the length of a window, in a/c
+  double decay_by = 1e-3;  // stop when a window's max |c|^2 is at most this times the largest seen
 };
 
 class FieldDecay {
@@ -58,11 +63,11 @@ class FieldDecay {
 };
 
 struct FieldDecayResult {
-  bool decayed = false;   // false: stopped by max_time
-  double time = 0;        // the run's time when it stopped
-  int64_t steps = 0;      // steps taken by this call
-  double peak = 0;        // the largest window maximum of |c(pt)|^2
-  double last_window = 0; // the last closed window's maximum
+  bool decayed = false;    // false: stopped by max_time
+  double time = 0;         // the run's time when it stopped
+  int64_t steps = 0;       // steps taken by this call
+  double peak = 0;         // the largest window maximum of |c(pt)|^2
+  double last_window = 0;  // the last closed window's maximum
 };
 
 // Steps sim until the rule above stops it, or until its time reaches max_time (then decayed is

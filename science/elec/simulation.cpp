@@ -14,6 +14,7 @@
 #include "science/elec/cpml.h"
 #include "science/elec/fdtd_update.h"
 #include "science/elec/simulation_engine.h"
+#include "science/elec/source_currents.h"
 
 namespace spire::elec {
 
@@ -123,29 +124,8 @@ struct EngineImpl final : Simulation::Engine {
     if (im) im[idx] += T(v.imag());
   }
 
-  // The currents of source si over the interval of width dt centred on t_mid into
-  // currents[si] (one value for a profile source, one per sample for a distributed one); false
-  // when the source is off. A distributed source is asked once per interval: the energy's trial
-  // half step reuses what the coming step will use.
-  bool evaluate(size_t si, double t_mid, double dt) {
-    const SourceSamples& s = sources[si];
-    if (t_mid + dt < s.start_time() || t_mid - dt > s.end_time()) return false;
-    std::vector<std::complex<double>>& out = currents[si];
-    if (!s.distributed) {
-      out.assign(1, s.profile->current(t_mid, dt));
-      return out[0] != std::complex<double>(0.0);
-    }
-    if (asked_at[si] != t_mid) {
-      out.resize(s.index.size());
-      s.distributed->currents(t_mid, dt, out.data());
-      asked_at[si] = t_mid;
-    }
-    return true;
-  }
-  std::complex<double> current_of(size_t si, size_t i) const {
-    const auto& v = currents[si];
-    return v.size() == 1 && !sources[si].distributed ? v[0] : v[i];
-  }
+  bool evaluate(size_t si, double t_mid, double dt) { return currents.evaluate(sources[si], si, t_mid, dt); }
+  std::complex<double> current_of(size_t si, size_t i) const { return currents.current(sources[si], si, i); }
 
   void apply_sources(bool electric, double t_mid, double dt) {
     const bool target_d = electric && fields.has_d();
@@ -217,8 +197,7 @@ struct EngineImpl final : Simulation::Engine {
 
   void add_source(SourceSamples s) override {
     sources.push_back(std::move(s));
-    currents.emplace_back();
-    asked_at.push_back(std::numeric_limits<double>::quiet_NaN());
+    currents.add();
     bucket_magnetic_sources();
   }
 
@@ -235,8 +214,7 @@ struct EngineImpl final : Simulation::Engine {
           if (const T* psi = const_cast<Cpml<T>&>(cpml).psi(c, a, FieldPart(p)))
             out.push_back({psi_name(c, a, part), std::vector<double>(psi, psi + psi_size(a))});
       }
-    for (size_t si = 0; si < sources.size(); ++si)
-      if (sources[si].distributed) out.push_back({"source/" + std::to_string(si), sources[si].distributed->save_state()});
+    currents.save_state(sources, out);
   }
 
   void load_state(const SimulationState& in) override {
@@ -253,11 +231,7 @@ struct EngineImpl final : Simulation::Engine {
         for (int a = 0; a < 3; ++a)
           if (T* psi = cpml.psi(c, a, FieldPart(p))) load(psi_name(c, a, part), psi, psi_size(a));
       }
-    for (size_t si = 0; si < sources.size(); ++si)
-      if (sources[si].distributed) {
-        sources[si].distributed->load_state(find_state(in, "source/" + std::to_string(si)).values);
-        asked_at[si] = std::numeric_limits<double>::quiet_NaN();
-      }
+    currents.load_state(sources, in);
   }
 
   static std::string psi_name(Component c, int a, const std::string& part) {
@@ -369,8 +343,7 @@ struct EngineImpl final : Simulation::Engine {
   UpdateCoefficients<T> co;
   std::vector<SourceSamples> sources;
   std::vector<std::vector<std::pair<size_t, size_t>>> by_plane;  // (source, sample) per sweep plane
-  std::vector<std::vector<std::complex<double>>> currents;       // per source: its last currents
-  std::vector<double> asked_at;  // per distributed source: the t_mid its currents are for
+  SourceCurrents currents;
   std::vector<char> magnetic_on;  // per source: carries current in this H half step
   std::vector<T> polarization;
 };
@@ -499,8 +472,10 @@ void Simulation::set_polarization(std::shared_ptr<PolarizationHook> hook) {
   SPIRE_CHECK(steps_ == 0, ValueError, "Simulation::set_polarization: only before the first step (", steps_,
               " steps taken)");
   const bool had = hook_ != nullptr, has = hook != nullptr;
-  hook_ = std::move(hook);
-  if (had == has) return;
+  if (had == has) {
+    hook_ = std::move(hook);
+    return;
+  }
   // Switch between direct-E and stored-D updates, keeping the fields set so far.
   std::vector<std::pair<Component, std::vector<std::complex<double>>>> kept;
   for (Component c : lattice_.components()) {
@@ -509,12 +484,15 @@ void Simulation::set_polarization(std::shared_ptr<PolarizationHook> hook) {
     for (int64_t i = 0; i < lattice_.samples(); ++i) values[size_t(i)] = v.at(i);
     kept.emplace_back(c, std::move(values));
   }
-  engine_ = make_engine(platform_, engine_config(has));
-  for (const SourceSamples& s : sources_) engine_->add_source(s);
+  // The new engine first: a platform that refuses stored D leaves this run as it was.
+  std::unique_ptr<Engine> engine = make_engine(platform_, engine_config(has));
+  for (const SourceSamples& s : sources_) engine->add_source(s);
   for (auto& [c, values] : kept) {
     int64_t next = 0;  // set() visits samples in storage order
-    engine_->set(c, [&](const Vec3&) { return values[size_t(next++)]; }, materials_);
+    engine->set(c, [&](const Vec3&) { return values[size_t(next++)]; }, materials_);
   }
+  engine_ = std::move(engine);
+  hook_ = std::move(hook);
 }
 
 int Simulation::add_step_callback(int64_t every, StepCallback callback) {

@@ -142,6 +142,8 @@ class Simulation {
   const MaterialArrays& materials() const { return materials_; }
   Precision precision() const { return precision_; }
   bool complex_fields() const { return resolved_.complex_fields(); }
+  // The sources added, on the lattice (point and sheet sources discretized, distributed ones).
+  const std::vector<SourceSamples>& sources() const { return sources_; }
   // The latest end time of the sources added (-infinity when there are none).
   double sources_end_time() const;
 

@@ -1,7 +1,9 @@
 // Pictures of PDE solutions for `spire pde plot` and `make demo`: a colour image of one field
 // (viridis), x across and t upwards for 1D solutions, x across and y upwards at the last snapshot
 // reached for 2D ones, with a thin colour bar on the right and the axis ranges written at the ends.
-// Values that are not finite (a blow-up) are grey. PNG through libpng, written atomically.
+// Values that are not finite (a blow-up) are grey. PNG through libpng, written atomically. The
+// drawing (colour maps, font, the colour plot with its bar, PNG files) is image.h's, shared with
+// the other packages' pictures.
 //
 // The image is (width + 144) x (height + 40) pixels: the plot area plus margins for the labels
 // and the bar. Default areas: 512 x 320 for 1D; 400 wide for 2D, with the height that keeps the

@@ -143,6 +143,32 @@ TEST(SimulationState, DistributedSourceMatchesTheProfileSourceAndIsAskedOncePerI
   }
 }
 
+TEST(SimulationState, ResumeAfterAnEnergyKeepsTheCurrentsAlreadyAsked) {
+  // The energy's trial half step asks a distributed magnetic source for the coming interval; a
+  // checkpoint taken then must carry those currents, or the resumed run would advance it twice.
+  YeeLattice lattice(Dimensions::two_tm, {2, 2, 0}, 10);
+  Boundaries bc = Boundaries::pml_cells(4);
+  auto profile = std::make_shared<GaussianSource>(1.0, 1.0);
+  const Source s = current_sheet(Component::Hx, {0.05, -0.1, 0}, {0.6, 0, 0}, profile);
+  auto make = [&] {
+    auto sim = std::make_unique<Simulation>(lattice, MaterialArrays::vacuum(lattice), bc);
+    SourceSamples samples = discretize(s, lattice, sim->boundaries());
+    samples.distributed = std::make_shared<ReplayedProfile>(profile, samples.index.size());
+    samples.profile = nullptr;
+    sim->add_source(samples);
+    return sim;
+  };
+  auto whole = make();
+  whole->run_steps(20);
+  (void)whole->energy();
+  const SimulationState half = whole->save_state();
+  whole->run_steps(20);
+  auto resumed = make();
+  resumed->load_state(half);
+  resumed->run_steps(20);
+  expect_same_state(whole->save_state(), resumed->save_state());
+}
+
 TEST(SimulationState, SourceSamplesAreChecked) {
   YeeLattice lattice(Dimensions::two_tm, {1, 1, 0}, 10);
   Simulation sim(lattice, MaterialArrays::vacuum(lattice));

@@ -14,6 +14,13 @@ Writes OUT.txt (whitespace-separated, one record per line):
     steps N                               time steps taken
     wall_seconds S                        Simulation() to the Harminv result, one process
     mode FREQUENCY DECAY Q |AMPLITUDE| ERROR     one line per mode Harminv reports
+    mode_exact_dt FREQUENCY DECAY Q |AMPLITUDE| ERROR
+                                          the same Harminv call on the same samples with dt = the
+                                          run's exact time step instead of the spacing the Harminv
+                                          step function measured (t_n - t_{n-1}, which differs from
+                                          it by ~1e-14 relative): how well Harminv determines each
+                                          mode on this signal
+    series DT N V1 ... VN                 the Ez samples Harminv analysed (from the end of the source)
     end
 """
 import os
@@ -40,6 +47,10 @@ def main(path):
     harminv = mp.Harminv(mp.Ez, point, FCEN, DF)
     sim.run(mp.after_sources(harminv), until_after_sources=RUN_AFTER_SOURCES)
     wall = time.perf_counter() - start
+    # Harminv's arguments as mp.Harminv passes them (simulation.py, _analyze_harminv), dt exact.
+    exact_dt = mp.py_do_harminv(harminv.data, sim.fields.dt, FCEN - DF / 2, FCEN + DF / 2, 100,
+                                harminv.spectral_density, harminv.Q_thresh, harminv.rel_err_thresh,
+                                harminv.err_thresh, harminv.rel_amp_thresh, harminv.amp_thresh)
     with open(path + ".tmp", "w") as out:
         out.write(f"meep_version {mp.__version__}\n")
         out.write(f"dt {sim.fields.dt!r}\n")
@@ -47,6 +58,11 @@ def main(path):
         out.write(f"wall_seconds {wall!r}\n")
         for m in harminv.modes:
             out.write(f"mode {m.freq!r} {m.decay!r} {m.Q!r} {abs(m.amp)!r} {abs(m.err)!r}\n")
+        for freq, amp, err in exact_dt:
+            q = freq.real / (-2 * freq.imag) if freq.imag != 0 else float("inf")
+            out.write(f"mode_exact_dt {freq.real!r} {freq.imag!r} {q!r} {abs(amp)!r} {abs(err)!r}\n")
+        samples = " ".join(repr(v.real) for v in harminv.data)
+        out.write(f"series {sim.fields.dt!r} {len(harminv.data)} {samples}\n")
         out.write("end\n")
     os.replace(path + ".tmp", path)
 

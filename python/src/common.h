@@ -131,6 +131,7 @@ void bind_data_parallel(py::module_& m);  // DataParallel, into spire._C._parall
 void bind_parallel_ops(py::module_& m);  // differentiable collectives, into spire._C._parallel (after bind_parallel)
 void bind_flow(py::module_& m);  // PDEs (science/flow), into spire._C._flow
 void bind_sponge(py::module_& m);  // molecular dynamics (science/sponge), into spire._C._sponge
+void bind_elec(py::module_& m);  // FDTD electromagnetics (science/elec), into spire._C._elec
 void bind_rl(py::module_& m);  // Gymnasium-style environments, into spire._C._rl (and calls the next four)
 void bind_rl_vector(py::module_& rl);     // the vector environment pool and the Gymnasium adapter
 void bind_rl_games(py::module_& rl);      // games for search (after bind_rl)

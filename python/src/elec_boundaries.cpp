@@ -14,12 +14,13 @@ namespace spire::python::elec_py {
 using namespace spire::elec;
 
 // Items of a list argument (None: none).
-std::vector<py::handle> list_items(py::handle h, const std::string& who) {
-  std::vector<py::handle> out;
+std::vector<py::object> list_items(py::handle h, const std::string& who) {
+  std::vector<py::object> out;
   if (h.is_none()) return out;
   SPIRE_CHECK(!py::isinstance<py::str>(h) && PySequence_Check(h.ptr()), ValueError, who, ": expected a list, got ",
               type_name(h));
-  for (py::handle item : h) out.push_back(item);
+  // Owned references: iterating a NumPy array makes new scalar objects that nothing else holds.
+  for (py::handle item : h) out.push_back(py::reinterpret_borrow<py::object>(item));
   return out;
 }
 

@@ -28,4 +28,5 @@ PYBIND11_MODULE(_C, m) {
   bind_rl(m);
   bind_flow(m);
   bind_sponge(m);
+  bind_elec(m);
 }

@@ -13,71 +13,14 @@ namespace spire::elec {
 
 namespace {
 
-// The transpose of one output's gather (dft.h): for every point, the samples it interpolates and
-// their weights, as DftFields computes them (a point within 1e-9 of a sample takes it alone;
-// indices wrap), flattened to (sample, point, weight) entries with the zero weights dropped.
+// One output's gather (dft.h), whose transpose scatters the cotangents: the entries of
+// DftFields::taps(), so that the adjoint weights are the forward run's by construction.
 struct OutputTaps {
   Component component = Component::Ez;
   std::vector<double> frequencies;
   int64_t points = 0;
-  std::vector<int64_t> sample, point;
-  std::vector<double> weight;
+  std::vector<DftFields::Tap> taps;
 };
-
-OutputTaps output_taps(const YeeLattice& lattice, const DftOutput& out) {
-  OutputTaps t;
-  t.component = out.component;
-  t.frequencies = out.frequencies;
-  const Vec3 size = lattice.size(), offset = lattice.offset(out.component);
-  std::array<std::vector<int64_t>, 3> lo, hi;
-  std::array<std::vector<double>, 3> w;
-  for (int a = 0; a < 3; ++a) {
-    if (!lattice.has_axis(a)) {
-      lo[size_t(a)] = {0};
-      hi[size_t(a)] = {0};
-      w[size_t(a)] = {0.0};
-      continue;
-    }
-    const int64_t n = lattice.n(a);
-    const double half = size[a] / 2, dx = lattice.dx();
-    for (double x : out.positions[size_t(a)]) {
-      const double s = (x + half) / dx - offset[a];
-      double fl = std::floor(s);
-      double frac = s - fl;
-      if (frac < 1e-9) frac = 0;
-      if (frac > 1 - 1e-9) {
-        fl += 1;
-        frac = 0;
-      }
-      const int64_t i0 = ((int64_t(fl) % n) + n) % n;
-      lo[size_t(a)].push_back(i0);
-      hi[size_t(a)].push_back((i0 + 1) % n);
-      w[size_t(a)].push_back(frac);
-    }
-  }
-  const int64_t nx = int64_t(lo[0].size()), ny = int64_t(lo[1].size()), nz = int64_t(lo[2].size());
-  t.points = nx * ny * nz;
-  for (int64_t i = 0; i < nx; ++i)
-    for (int64_t j = 0; j < ny; ++j)
-      for (int64_t k = 0; k < nz; ++k) {
-        const int64_t p = (i * ny + j) * nz + k;
-        for (int ci = 0; ci < 2; ++ci)
-          for (int cj = 0; cj < 2; ++cj)
-            for (int ck = 0; ck < 2; ++ck) {
-              const double wx = ci ? w[0][size_t(i)] : 1 - w[0][size_t(i)];
-              const double wy = cj ? w[1][size_t(j)] : 1 - w[1][size_t(j)];
-              const double wz = ck ? w[2][size_t(k)] : 1 - w[2][size_t(k)];
-              const double wt = wx * wy * wz;
-              if (wt == 0) continue;
-              t.sample.push_back(lattice.index(ci ? hi[0][size_t(i)] : lo[0][size_t(i)],
-                                               cj ? hi[1][size_t(j)] : lo[1][size_t(j)],
-                                               ck ? hi[2][size_t(k)] : lo[2][size_t(k)]));
-              t.point.push_back(p);
-              t.weight.push_back(wt);
-            }
-      }
-  return t;
-}
 
 }  // namespace
 
@@ -137,7 +80,7 @@ struct DifferentiableRun::Impl {
         a[size_t(p)] = v;
       }
       double* l = lambda.field[size_t(int(o.component))].data();
-      for (size_t e = 0; e < o.sample.size(); ++e) l[o.sample[e]] += a[size_t(o.point[e])] * o.weight[e];
+      for (const DftFields::Tap& e : o.taps) l[e.sample] += a[size_t(e.point)] * e.weight;
     }
   }
 };
@@ -182,12 +125,13 @@ DifferentiableRun::DifferentiableRun(Problem problem, DesignRegion region, std::
                   "run does not differentiate: move the source out of the region");
   }
   for (size_t k = 0; k < m.outputs.size(); ++k) {
+    const DftOutput& o = m.outputs[k];
     try {
-      const DftFields check(m.lattice, m.outputs[k].component, m.outputs[k].positions, m.outputs[k].frequencies, m.dt);
+      const DftFields gather(m.lattice, o.component, o.positions, o.frequencies, m.dt);
+      m.taps.push_back({o.component, o.frequencies, gather.points(), gather.taps()});
     } catch (const Error& e) {
       throw ValueError(detail::cat(who, ": output ", k, ": ", e.what()));
     }
-    m.taps.push_back(output_taps(m.lattice, m.outputs[k]));
   }
   // The steps Simulation::run(until) takes: while time() < until - 1e-6 dt.
   while (double(m.steps) * m.dt < until - 1e-6 * m.dt) ++m.steps;

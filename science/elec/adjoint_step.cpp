@@ -32,23 +32,18 @@ AdjointStep::AdjointStep(const YeeLattice& lattice, const MaterialArrays& materi
     const Cpml<double> cpml(lattice, bc_, boundaries.pml_profile, dt, false);
     for (int a = 0; a < 3; ++a) tables_[size_t(a)] = cpml.axis(a);
   }
-  // The curl terms as the forward kernels take them (fdtd_row.cpp's component_updates):
-  // (curl F)_c = d_a F_b - d_b F_a with a = c+1, b = c+2 (cyclic).
+  // The curl terms as the forward kernels take them (curl_terms.h).
   for (Component c : lattice.components()) {
     Update u;
     u.c = c;
-    const int own = axis_of(c), a = (own + 1) % 3, b = (own + 2) % 3;
-    const int base = is_electric(c) ? 3 : 0;  // E updates take the curl of H, H updates of E
-    const std::pair<int, int> terms[2] = {{a, b}, {b, a}};
-    for (int t = 0; t < 2; ++t) {
-      const int axis = terms[t].first;
-      const Component src = Component(base + terms[t].second);
-      if (!lattice.has_axis(axis) || !lattice.has(src)) continue;
+    const fdtd::CurlTerms terms = fdtd::curl_terms(lattice, c);
+    for (int t = 0; t < terms.count; ++t) {
+      const int axis = terms.term[t].axis;
       Term& tm = u.term[u.terms++];
-      tm.src = src;
+      tm.src = terms.term[t].source;
       tm.axis = axis;
       tm.l = L_.logical[size_t(axis)];
-      tm.sign = t == 1 ? -1.0 : 1.0;
+      tm.sign = terms.term[t].negative ? -1.0 : 1.0;
       tm.psi = tables_[size_t(axis)].active();
     }
     if (u.terms == 0) continue;

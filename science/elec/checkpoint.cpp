@@ -1,56 +1,26 @@
 // Checkpoint files of a job's run (checkpoint.h).
 #include "science/elec/checkpoint.h"
 
-#include <cstring>
 #include <filesystem>
 #include <map>
-#include <mutex>
-#include <type_traits>
 #include <variant>
 
 #include "engine/core/error.h"
-#include "engine/data/atomic_file.h"
-#include "engine/data/hdf5_lock.h"
-#include "science/elec/job_hdf5.h"
-
-#ifndef SPIRE_VERSION
-#define SPIRE_VERSION "unknown"  // the CMake build defines it; a bare compile says so
-#endif
+#include "engine/core/fnv.h"
+#include "engine/data/hdf5_file.h"
+#include "science/elec/hdf5_files.h"
 
 namespace spire::elec {
+
+// Fingerprints feed a Vec3 as x, y, z (engine/core/fnv.h finds this by argument-dependent lookup).
+static void fnv_feed(Fnv1a& f, const Vec3& v) { f(v.x)(v.y)(v.z); }
 
 namespace {
 
 constexpr const char* kFormat = "spire.elec.checkpoint";
 constexpr int64_t kFormatVersion = 1;
 
-// FNV-1a over the bytes of each value fed in, one field at a time (no struct padding).
-struct Fnv {
-  uint64_t h = 1469598103934665603ull;
-  void bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
-  }
-  template <class T>
-  Fnv& operator()(const T& v) {
-    static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
-    bytes(&v, sizeof v);
-    return *this;
-  }
-  Fnv& operator()(const std::string& s) {
-    (*this)(uint64_t(s.size()));
-    bytes(s.data(), s.size());
-    return *this;
-  }
-  Fnv& operator()(const Vec3& v) { return (*this)(v.x)(v.y)(v.z); }
-  Fnv& operator()(const std::complex<double>& z) { return (*this)(z.real())(z.imag()); }
-  template <class T>
-  Fnv& operator()(const std::vector<T>& v) {
-    (*this)(uint64_t(v.size()));
-    for (const T& x : v) (*this)(x);
-    return *this;
-  }
-};
+using Fnv = Fnv1a;
 
 void feed(Fnv& f, const ProfileSpec& p) {
   f(p.kind)(p.frequency)(p.fwidth)(p.cutoff)(p.start_time)(p.end_time)(p.width)(p.slowness);
@@ -95,31 +65,24 @@ void feed(Fnv& f, const MonitorSpec& m) {
 
 std::string state_path(const std::string& name) { return "state/" + name; }
 
-void write_file(const std::string& tmp, const std::string& who, JobRun& run) {
+void write_file(hid_t file, const std::string& who, JobRun& run) {
   const SimulationState state = run.save_state();
   const Simulation& sim = run.simulation();
   const std::vector<FingerprintPart> parts = job_fingerprint(run.job());
-  std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-  data::QuietHdf5Errors quiet;
-  h5::Hdf5Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-  SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot create ", tmp);
-  h5::attribute(file, "format", std::string(kFormat), who);
-  h5::attribute(file, "format_version", kFormatVersion, who);
-  h5::attribute(file, "spire_version", std::string(SPIRE_VERSION), who);
-  h5::attribute(file, "job", run.job().toml, who);
-  h5::attribute(file, "steps", sim.steps(), who);
-  h5::attribute(file, "time", sim.time(), who);
-  h5::attribute(file, "dt", sim.dt(), who);
-  h5::attribute(file, "fingerprint", fingerprint_hash(parts), who);
-  h5::Hdf5Id fp = h5::create_group(file, "fingerprint", who);
-  for (const FingerprintPart& p : parts) h5::attribute(fp, p.name.c_str(), p.hash, who);
+  h5::write_format(file, kFormat, kFormatVersion, who);
+  data::write_attribute(file, "job", run.job().toml, who);
+  data::write_attribute(file, "steps", sim.steps(), who);
+  data::write_attribute(file, "time", sim.time(), who);
+  data::write_attribute(file, "dt", sim.dt(), who);
+  data::write_attribute(file, "fingerprint", fingerprint_hash(parts), who);
+  data::Hdf5Id fp = data::create_group(file, "fingerprint", who);
+  for (const FingerprintPart& p : parts) data::write_attribute(fp, p.name.c_str(), p.hash, who);
   for (const StateArray& a : state) {
     SPIRE_CHECK(!a.name.empty() && a.name.front() != '/' && a.name.back() != '/' &&
                     a.name.find("//") == std::string::npos,
                 ValueError, who, ": a state array is named '", a.name, "'; names must be paths without empty parts");
-    h5::write_doubles(file, state_path(a.name), a.values, who);
+    data::write_doubles(file, state_path(a.name), a.values, who);
   }
-  SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, who, ": cannot flush ", tmp);
 }
 
 }  // namespace
@@ -197,25 +160,17 @@ uint64_t fingerprint_hash(const std::vector<FingerprintPart>& parts) {
 
 void write_checkpoint(const std::string& path, JobRun& run) {
   const std::string who = "checkpoint " + path;
-  data::write_atomically(path, who, [&](const std::string& tmp) { write_file(tmp, who, run); });
+  data::write_hdf5_file(path, who, [&](hid_t file) { write_file(file, who, run); });
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
   const std::string who = "checkpoint " + path;
-  std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-  data::QuietHdf5Errors quiet;
-  SPIRE_CHECK(std::filesystem::exists(path), IOError, who, ": no such file");
-  h5::Hdf5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  SPIRE_CHECK(file.id >= 0, IOError, who, ": not an HDF5 file");
-  SPIRE_CHECK(data::read_string_attribute(file, "format").value_or("") == kFormat, IOError, who,
-              ": not an electromagnetics checkpoint (no attribute format = \"", kFormat, "\")");
-  const int64_t version = h5::read_int64_attribute(file, "format_version").value_or(0);
-  SPIRE_CHECK(version == kFormatVersion, IOError, who, ": checkpoint format version ", version,
-              "; this build reads version ", kFormatVersion);
+  const data::Hdf5Input file(path, who);
+  data::check_format(file, kFormat, kFormatVersion, "an electromagnetics checkpoint", who);
   Checkpoint c;
-  const auto steps = h5::read_int64_attribute(file, "steps");
-  const auto time = h5::read_double_attribute(file, "time");
-  const auto dt = h5::read_double_attribute(file, "dt");
+  const auto steps = data::read_int64_attribute(file, "steps");
+  const auto time = data::read_double_attribute(file, "time");
+  const auto dt = data::read_double_attribute(file, "dt");
   SPIRE_CHECK(steps && time && dt, IOError, who, ": the attributes steps, time and dt are required");
   c.steps = *steps;
   c.time = *time;
@@ -224,15 +179,16 @@ Checkpoint read_checkpoint(const std::string& path) {
   c.job = data::read_string_attribute(file, "job").value_or("");
   SPIRE_CHECK(H5Lexists(file, "fingerprint", H5P_DEFAULT) > 0 && H5Lexists(file, "state", H5P_DEFAULT) > 0, IOError,
               who, ": the groups fingerprint and state are required");
-  h5::Hdf5Id fp = h5::open_object(file, "fingerprint", who);
+  data::Hdf5Id fp = data::open_object(file, "fingerprint", who);
   const EmJob blank;  // for the part names
   for (const FingerprintPart& p : job_fingerprint(blank)) {
-    const auto hash = h5::read_uint64_attribute(fp, p.name.c_str());
+    const auto hash = data::read_uint64_attribute(fp, p.name.c_str());
     SPIRE_CHECK(hash.has_value(), IOError, who, ": no fingerprint of the job's ", p.name);
     c.fingerprint.push_back({p.name, *hash});
   }
-  h5::Hdf5Id state = h5::open_object(file, "state", who);
-  for (const std::string& name : h5::dataset_paths(state)) c.state.push_back({name, h5::read_doubles(state, name, who)});
+  data::Hdf5Id state = data::open_object(file, "state", who);
+  for (const std::string& name : data::dataset_paths(state))
+    c.state.push_back({name, data::read_doubles(state, name, who)});
   return c;
 }
 

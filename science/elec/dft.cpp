@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "engine/core/error.h"
+#include "science/elec/interpolation.h"
 
 namespace spire::elec {
 
@@ -39,39 +40,19 @@ DftFields::DftFields(const YeeLattice& lattice, Component c, const std::array<st
               to_string(c), " component");
   check_frequencies(frequencies_, who);
   SPIRE_CHECK(std::isfinite(dt) && dt > 0, ValueError, who, ": dt must be finite and > 0, got ", dt);
-  const Vec3 size = lattice.size(), offset = lattice.offset(c);
   strides_ = {lattice.n(1) * lattice.n(2), lattice.n(2), 1};
   points_ = 1;
   for (int a = 0; a < 3; ++a) {
     const auto& pos = positions_[size_t(a)];
-    if (!lattice.has_axis(a)) {
+    if (!lattice.has_axis(a))
       SPIRE_CHECK(pos.size() == 1, ValueError, who, ": the lattice has no ", kAxis[a], " axis, so the ", kAxis[a],
                   " positions must be one value; got ", pos.size());
-      lo_[a] = {0};
-      hi_[a] = {0};
-      w_hi_[a] = {0.0};
-      continue;
-    }
     SPIRE_CHECK(!pos.empty(), ValueError, who, ": no ", kAxis[a], " positions given");
-    const int64_t n = lattice.n(a);
-    const double half = size[a] / 2, dx = lattice.dx(), tol = 1e-9 * dx;
-    for (double x : pos) {
-      SPIRE_CHECK(std::isfinite(x) && x >= -half - tol && x <= half + tol, ValueError, who, ": ", kAxis[a],
-                  " position ", x, " is outside the cell [", -half, ", ", half, "]");
-      // Sample coordinate along a: sample i sits at -half + (i + offset) dx.
-      const double s = (x + half) / dx - offset[a];
-      double fl = std::floor(s);
-      double frac = s - fl;
-      // A point within rounding of a sample takes that sample alone (exact, one tap).
-      if (frac < 1e-9) frac = 0;
-      if (frac > 1 - 1e-9) {
-        fl += 1;
-        frac = 0;
-      }
-      const int64_t i0 = ((int64_t(fl) % n) + n) % n;
-      lo_[a].push_back(i0);
-      hi_[a].push_back((i0 + 1) % n);
-      w_hi_[a].push_back(frac);
+    for (double x : pos) {  // an axis the lattice lacks: sample 0 alone
+      const AxisTaps t = axis_taps(lattice, c, a, x, who);
+      lo_[a].push_back(t.lo);
+      hi_[a].push_back(t.hi);
+      w_hi_[a].push_back(t.w_hi);
     }
     points_ *= int64_t(pos.size());
   }
@@ -114,6 +95,30 @@ DftFields DftFields::on_region(const YeeLattice& lattice, Component c, Vec3 cent
 
 std::array<int64_t, 3> DftFields::shape() const {
   return {int64_t(positions_[0].size()), int64_t(positions_[1].size()), int64_t(positions_[2].size())};
+}
+
+std::vector<DftFields::Tap> DftFields::taps() const {
+  const int64_t nx = int64_t(lo_[0].size()), ny = int64_t(lo_[1].size()), nz = int64_t(lo_[2].size());
+  std::vector<Tap> out;
+  for (int64_t i = 0; i < nx; ++i)
+    for (int64_t j = 0; j < ny; ++j)
+      for (int64_t k = 0; k < nz; ++k) {
+        const int64_t p = (i * ny + j) * nz + k;
+        for (int ci = 0; ci < 2; ++ci)
+          for (int cj = 0; cj < 2; ++cj)
+            for (int ck = 0; ck < 2; ++ck) {
+              const double wx = ci ? w_hi_[0][size_t(i)] : 1 - w_hi_[0][size_t(i)];
+              const double wy = cj ? w_hi_[1][size_t(j)] : 1 - w_hi_[1][size_t(j)];
+              const double wz = ck ? w_hi_[2][size_t(k)] : 1 - w_hi_[2][size_t(k)];
+              const double w = wx * wy * wz;
+              if (w == 0) continue;
+              const int64_t sample = (ci ? hi_[0][size_t(i)] : lo_[0][size_t(i)]) * strides_[0] +
+                                     (cj ? hi_[1][size_t(j)] : lo_[1][size_t(j)]) * strides_[1] +
+                                     (ck ? hi_[2][size_t(k)] : lo_[2][size_t(k)]);
+              out.push_back({sample, p, w});
+            }
+      }
+  return out;
 }
 
 template <class Real>

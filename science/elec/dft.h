@@ -12,12 +12,12 @@
 // same instant, as the flux and near-to-far transforms need.
 //
 // Points: a rectilinear set, one list of positions (in a) per axis; the value at a point is the
-// multilinear interpolation of the component's own staggered samples (yee.h), so a point on a sample
-// takes it exactly and a point between samples takes linear weights from the two neighbours along each
-// axis — that is how a region of lower dimension (a plane, a line, a point between grid planes) gets
-// its weights. Indices wrap periodically (yee.h: sample n is sample 0). on_region() gives Meep's
-// add_dft_fields over a box: the component's samples inside it, and along axes where the box has no
-// extent, the interpolated slice.
+// multilinear interpolation of the component's own staggered samples (interpolation.h), so a point
+// on a sample takes it exactly and a point between samples takes linear weights from the two
+// neighbours along each axis — that is how a region of lower dimension (a plane, a line, a point
+// between grid planes) gets its weights. Indices wrap periodically (yee.h: sample n is sample 0).
+// on_region() gives Meep's add_dft_fields over a box: the component's samples inside it, and along
+// axes where the box has no extent, the interpolated slice.
 //
 // Work per step: one gather of the interpolated values, then one fused multiply-add per point and
 // frequency, threaded over points (each point is written by one thread: the same bits whatever the
@@ -81,6 +81,14 @@ class DftFields {
   const std::array<std::vector<double>, 3>& positions() const { return positions_; }
   std::array<int64_t, 3> shape() const;
   int64_t points() const { return points_; }
+  // The gather as (sample, point, weight) entries (interpolation.h's weights, zeros dropped): point
+  // p's value is the sum over its entries of weight * field[sample]. Ordered by point, then lo
+  // before hi along x, y, z. The adjoint run (adjoint.cpp) scatters with them, the transpose.
+  struct Tap {
+    int64_t sample = 0, point = 0;
+    double weight = 0;
+  };
+  std::vector<Tap> taps() const;
   int64_t steps() const { return steps_; }
 
   // The DFT at frequency index f of point p = (i * n_y + j) * n_z + k (yee.h's order over shape()).

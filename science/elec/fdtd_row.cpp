@@ -7,18 +7,6 @@
 
 namespace spire::elec::fdtd {
 
-Layout make_layout(const YeeLattice& lattice) {
-  Layout L;
-  int next = 0;
-  for (int a = 0; a < 3; ++a)
-    if (!lattice.has_axis(a)) L.logical[size_t(a)] = next++;
-  for (int a = 0; a < 3; ++a)
-    if (lattice.has_axis(a)) L.logical[size_t(a)] = next++;
-  for (int a = 0; a < 3; ++a) L.n[size_t(L.logical[size_t(a)])] = lattice.n(a);
-  L.stride = {L.n[1] * L.n[2], L.n[2], 1};
-  return L;
-}
-
 template <class T>
 std::vector<ComponentUpdate<T>> component_updates(Fields<T>& fields, Cpml<T>& cpml, const UpdateCoefficients<T>& co,
                                                   const ResolvedBoundaries& bc, const Layout& L, bool kH) {
@@ -34,18 +22,13 @@ std::vector<ComponentUpdate<T>> component_updates(Fields<T>& fields, Cpml<T>& cp
     u.decay = co.decay[ci].empty() ? nullptr : co.decay[ci].data();
     u.scale = co.scale[ci].empty() ? nullptr : co.scale[ci].data();
     u.scale_uniform = co.scale_uniform[ci];
-    // (curl F)_c = d_a F_b - d_b F_a with a = c+1, b = c+2 (cyclic); F is H for E updates, E for H.
-    const int own = axis_of(c), a = (own + 1) % 3, b = (own + 2) % 3;
-    const int base = kH ? 0 : 3;
-    const std::pair<int, int> terms[2] = {{a, b}, {b, a}};  // (derivative axis, source axis)
-    for (int t = 0; t < 2; ++t) {
-      const int axis = terms[t].first;
-      const Component src = Component(base + terms[t].second);
-      if (!lattice.has_axis(axis) || !lattice.has(src)) continue;
+    const CurlTerms terms = curl_terms(lattice, c);
+    for (int t = 0; t < terms.count; ++t) {
+      const int axis = terms.term[t].axis;
       Term<T>& tm = u.term[u.terms++];
-      for (int p = 0; p < parts; ++p) tm.src[p] = fields.data(src, FieldPart(p));
+      for (int p = 0; p < parts; ++p) tm.src[p] = fields.data(terms.term[t].source, FieldPart(p));
       tm.l = L.logical[size_t(axis)];
-      tm.negative = t == 1;
+      tm.negative = terms.term[t].negative;
       const AxisBoundary& ab = bc.axis[size_t(axis)];
       tm.bloch = ab.bloch;
       // E reads the neighbour before sample 0 (at x - L): exp(-i phase); H the one after n-1: exp(+i phase).

@@ -1,11 +1,12 @@
 // The row kernels behind fdtd_update.h (internal to the CPU updates). A row is the run of samples
-// along the contiguous storage axis at fixed (l0, l1) of the logical layout below. Updating one
-// row of one component means, for each of its (one or two) curl terms, the signed difference of a
-// source component between neighbouring rows (or neighbouring samples of the same row), plus, in
-// a CPML slab of that term's axis, the correction (1/kappa - 1) d + psi with psi advanced in the
-// same pass. A row is cut into segments (the CPML slabs along the row and the interior between)
-// so that each segment runs one branch-free, vectorised loop; the one sample whose neighbour
-// wraps through the wall along the row is done on its own.
+// along the contiguous storage axis at fixed (l0, l1) of the logical layout (curl_terms.h).
+// Updating one row of one component means, for each of its (one or two) curl terms, the signed
+// difference of a source component between neighbouring rows (or neighbouring samples of the same
+// row), plus, in a CPML slab of that term's axis, the correction (1/kappa - 1) d + psi with psi
+// advanced in the same pass. A row is cut into segments (the CPML slabs along the row and the
+// interior between) so that each segment runs one branch-free, vectorised loop; the one sample
+// whose neighbour wraps through the wall along the row is done on its own. The terms of each
+// update are curl_terms.h's, as every other implementation of the update takes them.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -13,19 +14,11 @@
 
 #include "science/elec/boundary.h"
 #include "science/elec/cpml.h"
+#include "science/elec/curl_terms.h"
 #include "science/elec/fdtd_update.h"
 #include "science/elec/fields.h"
 
 namespace spire::elec::fdtd {
-
-// The storage seen as logical axes (N0, N1, N2) with N2 contiguous: the axes a problem lacks come
-// first (they have one sample), then the ones it has in x, y, z order. 3D: (x, y, z); 2D: (-, x,
-// y); 1D: (-, -, z). Logical index l0 * stride0 + l1 * stride1 + l2 is the storage index.
-struct Layout {
-  std::array<int64_t, 3> n{1, 1, 1}, stride{1, 1, 1};
-  std::array<int, 3> logical{0, 1, 2};  // physical axis -> logical axis
-};
-Layout make_layout(const YeeLattice& lattice);
 
 // One term of a component's curl: +- the difference of a source component along an axis.
 template <class T>

@@ -1,5 +1,7 @@
 // HDF5 + XDMF field snapshots and point time series (field_output.h). Every HDF5 call holds
-// data::hdf5_mutex(): Debian's HDF5 is the serial, non-thread-safe build.
+// data::hdf5_mutex() (Debian's HDF5 is the serial, non-thread-safe build): the snapshot writer,
+// whose file stays open between writes, takes it itself; the other files are written and read
+// whole through engine/data/hdf5_file.h.
 #include "science/elec/field_output.h"
 
 #include <hdf5.h>
@@ -15,12 +17,11 @@
 
 #include "engine/core/error.h"
 #include "engine/data/atomic_file.h"
+#include "engine/data/hdf5_file.h"
 #include "engine/data/hdf5_lock.h"
 #include "engine/data/hdf5_util.h"
-
-#ifndef SPIRE_VERSION
-#define SPIRE_VERSION "unknown"  // the CMake build defines it; a bare compile says so
-#endif
+#include "science/elec/hdf5_files.h"
+#include "science/elec/interpolation.h"
 
 namespace spire::elec {
 
@@ -29,7 +30,6 @@ namespace {
 using data::Hdf5Id;
 constexpr const char* kFormat = "spire.elec.fields";
 constexpr int64_t kFormatVersion = 1;
-constexpr const char* kUnits = "normalised: lengths in a, time in a/c, frequencies in c/a; eps0 = mu0 = c = 1";
 constexpr const char* kAxis[] = {"x", "y", "z"};
 
 std::string step_name(int64_t step) {
@@ -38,72 +38,11 @@ std::string step_name(int64_t step) {
   return buf;
 }
 
-void attr_double(hid_t obj, const char* name, double v, const std::string& who) {
-  Hdf5Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Hdf5Id a(H5Acreate2(obj, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  SPIRE_CHECK(a.id >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &v) >= 0, IOError, who, ": cannot write the attribute ", name);
-}
-void attr_int(hid_t obj, const char* name, int64_t v, const std::string& who) {
-  Hdf5Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Hdf5Id a(H5Acreate2(obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  SPIRE_CHECK(a.id >= 0 && H5Awrite(a, H5T_NATIVE_INT64, &v) >= 0, IOError, who, ": cannot write the attribute ", name);
-}
-void attr_uint(hid_t obj, const char* name, uint64_t v, const std::string& who) {
-  Hdf5Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Hdf5Id a(H5Acreate2(obj, name, H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  SPIRE_CHECK(a.id >= 0 && H5Awrite(a, H5T_NATIVE_UINT64, &v) >= 0, IOError, who, ": cannot write the attribute ",
-              name);
-}
-void attr_string(hid_t obj, const char* name, const std::string& v, const std::string& who) {
-  SPIRE_CHECK(data::write_string_attribute(obj, name, v), IOError, who, ": cannot write the attribute ", name);
-}
-
-std::optional<double> read_attr_double(hid_t obj, const char* name) {
-  if (H5Aexists(obj, name) <= 0) return std::nullopt;
-  Hdf5Id a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
-  double v = 0;
-  if (a.id < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, &v) < 0) return std::nullopt;
-  return v;
-}
-std::optional<int64_t> read_attr_int(hid_t obj, const char* name) {
-  if (H5Aexists(obj, name) <= 0) return std::nullopt;
-  Hdf5Id a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
-  int64_t v = 0;
-  if (a.id < 0 || H5Aread(a, H5T_NATIVE_INT64, &v) < 0) return std::nullopt;
-  return v;
-}
-
-// A whole dataset at `path` (parents created), from doubles, stored as float64 or float32. Returns
-// the open dataset (for attributes): the caller owns it.
-hid_t write_dataset(hid_t loc, const std::string& path, const std::vector<hsize_t>& dims, const double* values,
-                    bool single, const std::string& who) {
-  Hdf5Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-  H5Pset_create_intermediate_group(lcpl, 1);
-  Hdf5Id space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose);
-  const hid_t ds = H5Dcreate2(loc, path.c_str(), single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space, lcpl, H5P_DEFAULT,
-                              H5P_DEFAULT);
-  SPIRE_CHECK(ds >= 0, IOError, who, ": cannot create the dataset ", path);
-  if (H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0) {
-    H5Dclose(ds);
-    throw IOError(detail::cat(who, ": cannot write the dataset ", path));
-  }
-  return ds;
-}
-void write_int_dataset(hid_t loc, const std::string& path, const std::vector<int64_t>& values, const std::string& who) {
-  const hsize_t n = values.size();
-  Hdf5Id space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Hdf5Id ds(H5Dcreate2(loc, path.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
-  SPIRE_CHECK(ds.id >= 0, IOError, who, ": cannot create the dataset ", path);
-  if (n > 0)
-    SPIRE_CHECK(H5Dwrite(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0, IOError, who,
-                ": cannot write the dataset ", path);
-}
-
-void write_provenance(hid_t file, const Provenance& p, const std::string& who) {
-  attr_string(file, "spire_version", SPIRE_VERSION, who);
-  attr_string(file, "job", p.job, who);
-  if (p.seed) attr_uint(file, "seed", *p.seed, who);
-  attr_string(file, "units", kUnits, who);
+// A snapshot dataset: float64, or float32 for single-precision output (written from doubles).
+Hdf5Id write_field(hid_t loc, const std::string& path, const std::vector<hsize_t>& dims, const double* values,
+                         bool single, const std::string& who) {
+  return data::write_dataset(loc, path, single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, values,
+                             who);
 }
 
 // The dataset shape for a lattice (x fastest; see the header).
@@ -177,28 +116,24 @@ void FieldSnapshotWriter::open_part() {
   SPIRE_CHECK(f >= 0, IOError, who, ": cannot create the file ", tmp_);
   file_ = f;
   try {
-    attr_string(f, "format", kFormat, who);
-    attr_int(f, "format_version", kFormatVersion, who);
-    write_provenance(f, options_.provenance, who);
-    attr_string(f, "dimensions", to_string(lattice_.dimensions()), who);
-    attr_double(f, "resolution", lattice_.resolution(), who);
-    attr_double(f, "dt", dt_, who);
-    attr_int(f, "part", int64_t(finished_.size()), who);
+    h5::write_format(f, kFormat, kFormatVersion, who);
+    h5::write_provenance(f, options_.provenance, who);
+    data::write_attribute(f, "dimensions", to_string(lattice_.dimensions()), who);
+    data::write_attribute(f, "resolution", lattice_.resolution(), who);
+    data::write_attribute(f, "dt", dt_, who);
+    data::write_attribute(f, "part", int64_t(finished_.size()), who);
     const Vec3 size = lattice_.size();
     for (int a = 0; a < 3; ++a) {
-      attr_double(f, (std::string("size_") + kAxis[a]).c_str(), size[a], who);
-      attr_int(f, (std::string("n_") + kAxis[a]).c_str(), lattice_.n(a), who);
+      data::write_attribute(f, (std::string("size_") + kAxis[a]).c_str(), size[a], who);
+      data::write_attribute(f, (std::string("n_") + kAxis[a]).c_str(), lattice_.n(a), who);
     }
-    attr_string(f, "layout",
-                "fields/<component>/<step>: x fastest ([n_z][n_y][n_x]; 2D [n_y][n_x]; 1D [n_z][1][1]) on the "
-                "component's own coordinates/<component>/x,y,z",
-                who);
+    data::write_attribute(f, "layout",
+                          std::string("fields/<component>/<step>: x fastest ([n_z][n_y][n_x]; 2D [n_y][n_x]; 1D "
+                                      "[n_z][1][1]) on the component's own coordinates/<component>/x,y,z"),
+                          who);
     for (Component c : options_.components)
-      for (int a = 0; a < 3; ++a) {
-        const std::vector<double> x = coordinates(lattice_, c, a);
-        H5Dclose(write_dataset(f, "coordinates/" + to_string(c) + "/" + kAxis[a], {hsize_t(x.size())}, x.data(),
-                               false, who));
-      }
+      for (int a = 0; a < 3; ++a)
+        data::write_doubles(f, "coordinates/" + to_string(c) + "/" + kAxis[a], coordinates(lattice_, c, a), who);
   } catch (...) {
     discard();
     throw;
@@ -262,10 +197,9 @@ void FieldSnapshotWriter::write(const FieldArrays<Real>& fields, double t, int64
       for (int64_t j = 0; j < ny; ++j)
         for (int64_t k = 0; k < nz; ++k) buffer[size_t((k * ny + j) * nx + i)] = double(src[(i * ny + j) * nz + k]);
     const std::string name = "fields/" + to_string(c) + "/" + step_name(step);
-    Hdf5Id ds(write_dataset(hid_t(file_), name, file_shape(lattice_), buffer.data(), options_.single_precision, who),
-              H5Dclose);
-    attr_double(ds, "time", component_time(c, t, dt_), who);
-    attr_int(ds, "step", step, who);
+    Hdf5Id ds = write_field(hid_t(file_), name, file_shape(lattice_), buffer.data(), options_.single_precision, who);
+    data::write_attribute(ds, "time", component_time(c, t, dt_), who);
+    data::write_attribute(ds, "step", step, who);
   }
   times_.push_back(t);
   steps_.push_back(step);
@@ -281,9 +215,9 @@ void FieldSnapshotWriter::finish_part() {
   {
     std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
     data::QuietHdf5Errors quiet;
-    H5Dclose(write_dataset(hid_t(file_), "time", {hsize_t(times_.size())}, times_.data(), false, who));
-    write_int_dataset(hid_t(file_), "step", steps_, who);
-    attr_int(hid_t(file_), "snapshots", int64_t(times_.size()), who);
+    data::write_doubles(hid_t(file_), "time", times_, who);
+    data::write_int64s(hid_t(file_), "step", steps_, who);
+    data::write_attribute(hid_t(file_), "snapshots", int64_t(times_.size()), who);
     SPIRE_CHECK(H5Fflush(hid_t(file_), H5F_SCOPE_GLOBAL) >= 0, IOError, who, ": cannot flush ", tmp_);
     const herr_t closed = H5Fclose(hid_t(file_));
     file_ = -1;
@@ -393,97 +327,64 @@ void FieldSnapshotWriter::load_state(const SimulationState& in, const std::strin
 
 FieldSnapshot read_field_snapshot(const std::string& path, Component c, int64_t step) {
   const std::string who = "read_field_snapshot(" + path + ")";
-  std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-  data::QuietHdf5Errors quiet;
-  Hdf5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot open the file");
-  SPIRE_CHECK(data::read_string_attribute(file, "format").value_or("") == kFormat, IOError, who,
-              ": not a ", kFormat, " file (no format attribute '", kFormat, "')");
+  const data::Hdf5Input file(path, who);
+  data::check_format(file, kFormat, kFormatVersion, std::string("a ") + kFormat + " file", who);
   FieldSnapshot out;
   for (int a = 0; a < 3; ++a) {
-    const auto n = read_attr_int(file, (std::string("n_") + kAxis[a]).c_str());
+    const auto n = data::read_int64_attribute(file, (std::string("n_") + kAxis[a]).c_str());
     SPIRE_CHECK(n && *n >= 1, IOError, who, ": the attribute n_", kAxis[a], " is missing");
     out.shape[size_t(a)] = *n;
   }
   const std::string name = "fields/" + to_string(c) + "/" + step_name(step);
-  SPIRE_CHECK(H5Lexists(file, "fields", H5P_DEFAULT) > 0 &&
-                  H5Lexists(file, ("fields/" + to_string(c)).c_str(), H5P_DEFAULT) > 0 &&
-                  H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0,
-              IOError, who, ": no snapshot ", name);
-  Hdf5Id ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-  SPIRE_CHECK(ds.id >= 0, IOError, who, ": cannot open ", name);
+  SPIRE_CHECK(data::link_exists(file, name), IOError, who, ": no snapshot ", name);
+  std::vector<hsize_t> dims;
+  const std::vector<double> buffer = data::read_doubles(file, name, dims, who);
   const int64_t nx = out.shape[0], ny = out.shape[1], nz = out.shape[2];
-  std::vector<double> buffer(size_t(nx * ny * nz));
-  Hdf5Id space(H5Dget_space(ds), H5Sclose);
-  SPIRE_CHECK(H5Sget_simple_extent_npoints(space) == hssize_t(buffer.size()), IOError, who, ": ", name, " has ",
-              H5Sget_simple_extent_npoints(space), " values for a lattice of ", buffer.size());
-  SPIRE_CHECK(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) >= 0, IOError, who,
-              ": cannot read ", name);
+  SPIRE_CHECK(buffer.size() == size_t(nx * ny * nz), IOError, who, ": ", name, " has ", buffer.size(),
+              " values for a lattice of ", nx * ny * nz);
   out.values.resize(buffer.size());
   for (int64_t i = 0; i < nx; ++i)
     for (int64_t j = 0; j < ny; ++j)
       for (int64_t k = 0; k < nz; ++k) out.values[size_t((i * ny + j) * nz + k)] = buffer[size_t((k * ny + j) * nx + i)];
-  out.time = read_attr_double(ds, "time").value_or(0);
-  out.step = read_attr_int(ds, "step").value_or(step);
+  const Hdf5Id ds = data::open_object(file, name, who);
+  out.time = data::read_double_attribute(ds, "time").value_or(0);
+  out.step = data::read_int64_attribute(ds, "step").value_or(step);
   return out;
 }
 
 // ---- Flux data ------------------------------------------------------------------------------------
 
+namespace {
+constexpr const char* kFluxFormat = "spire.elec.flux_data";
+constexpr int64_t kFluxFormatVersion = 1;
+}  // namespace
+
 void write_flux_data(const std::string& path, const FluxData& fd, const Provenance& provenance) {
   const std::string who = "write_flux_data(" + path + ")";
-  data::write_atomically(path, who, [&](const std::string& tmp) {
-    std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-    data::QuietHdf5Errors quiet;
-    Hdf5Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot create ", tmp);
-    attr_string(file, "format", "spire.elec.flux_data", who);
-    attr_int(file, "format_version", 1, who);
-    write_provenance(file, provenance, who);
-    attr_int(file, "arrays", int64_t(fd.arrays.size()), who);
-    H5Dclose(write_dataset(file, "frequencies", {hsize_t(fd.frequencies.size())}, fd.frequencies.data(), false, who));
-    for (size_t i = 0; i < fd.arrays.size(); ++i) {
-      const auto& a = fd.arrays[i];
-      std::vector<double> pairs(2 * a.size());
-      for (size_t p = 0; p < a.size(); ++p) {
-        pairs[2 * p] = a[p].real();
-        pairs[2 * p + 1] = a[p].imag();
-      }
-      H5Dclose(write_dataset(file, "arrays/" + std::to_string(i), {hsize_t(a.size()), 2}, pairs.data(), false, who));
-    }
-    SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, who, ": cannot flush ", tmp);
+  data::write_hdf5_file(path, who, [&](hid_t file) {
+    h5::write_format(file, kFluxFormat, kFluxFormatVersion, who);
+    h5::write_provenance(file, provenance, who);
+    data::write_attribute(file, "arrays", int64_t(fd.arrays.size()), who);
+    data::write_doubles(file, "frequencies", fd.frequencies, who);
+    // [n][2] (re, im) pairs: std::complex<double> arrays are laid out so.
+    for (size_t i = 0; i < fd.arrays.size(); ++i)
+      data::write_doubles(file, "arrays/" + std::to_string(i), {hsize_t(fd.arrays[i].size()), 2},
+                          reinterpret_cast<const double*>(fd.arrays[i].data()), who);
   });
 }
 
 FluxData read_flux_data(const std::string& path) {
   const std::string who = "read_flux_data(" + path + ")";
-  std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-  data::QuietHdf5Errors quiet;
-  Hdf5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot open the file");
-  SPIRE_CHECK(data::read_string_attribute(file, "format").value_or("") == "spire.elec.flux_data", IOError, who,
-              ": not a spire.elec.flux_data file");
-  const auto count = read_attr_int(file, "arrays");
+  const data::Hdf5Input file(path, who);
+  data::check_format(file, kFluxFormat, kFluxFormatVersion, std::string("a ") + kFluxFormat + " file", who);
+  const auto count = data::read_int64_attribute(file, "arrays");
   SPIRE_CHECK(count && *count >= 0, IOError, who, ": the attribute 'arrays' is missing");
-  auto read = [&](const std::string& name, std::vector<hsize_t>& dims) {
-    SPIRE_CHECK(H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0, IOError, who, ": no dataset ", name);
-    Hdf5Id ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-    SPIRE_CHECK(ds.id >= 0, IOError, who, ": cannot open ", name);
-    Hdf5Id space(H5Dget_space(ds), H5Sclose);
-    dims.assign(size_t(std::max(0, H5Sget_simple_extent_ndims(space))), 0);
-    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-    std::vector<double> v(size_t(std::max<hssize_t>(0, H5Sget_simple_extent_npoints(space))));
-    if (!v.empty())
-      SPIRE_CHECK(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0, IOError, who,
-                  ": cannot read ", name);
-    return v;
-  };
   FluxData out;
   std::vector<hsize_t> dims;
-  out.frequencies = read("frequencies", dims);
-  SPIRE_CHECK(H5Lexists(file, "arrays", H5P_DEFAULT) > 0 || *count == 0, IOError, who, ": no group arrays");
+  out.frequencies = data::read_doubles(file, "frequencies", dims, who);
+  SPIRE_CHECK(data::link_exists(file, "arrays") || *count == 0, IOError, who, ": no group arrays");
   for (int64_t i = 0; i < *count; ++i) {
-    const std::vector<double> pairs = read("arrays/" + std::to_string(i), dims);
+    const std::vector<double> pairs = data::read_doubles(file, "arrays/" + std::to_string(i), dims, who);
     SPIRE_CHECK(dims.size() == 2 && dims[1] == 2, IOError, who, ": arrays/", i, " is not an [n][2] array");
     std::vector<std::complex<double>> a(pairs.size() / 2);
     for (size_t p = 0; p < a.size(); ++p) a[p] = {pairs[2 * p], pairs[2 * p + 1]};
@@ -499,39 +400,9 @@ PointTimeSeries::PointTimeSeries(const YeeLattice& lattice, Vec3 point, std::vec
   const char* who = "PointTimeSeries";
   SPIRE_CHECK(std::isfinite(dt) && dt > 0, ValueError, who, ": dt must be finite and > 0, got ", dt);
   if (components_.empty()) components_ = lattice.components();
-  const Vec3 size = lattice.size();
-  const double dx = lattice.dx();
   for (Component c : components_) {
     SPIRE_CHECK(lattice.has(c), ValueError, who, ": the ", dims_, " lattice has no ", to_string(c), " component");
-    // Per axis: the two neighbouring samples (wrapped, yee.h) and their weights.
-    std::array<std::array<std::pair<int64_t, double>, 2>, 3> axis{};
-    const Vec3 off = lattice.offset(c);
-    for (int a = 0; a < 3; ++a) {
-      if (!lattice.has_axis(a)) {
-        axis[size_t(a)] = {std::pair<int64_t, double>{0, 1.0}, std::pair<int64_t, double>{0, 0.0}};
-        continue;
-      }
-      const double half = size[a] / 2;
-      SPIRE_CHECK(std::isfinite(point[a]) && point[a] >= -half - 1e-9 * dx && point[a] <= half + 1e-9 * dx, ValueError,
-                  who, ": the point's ", kAxis[a], " = ", point[a], " is outside the cell [", -half, ", ", half, "]");
-      const double s = (point[a] + half) / dx - off[a];
-      double fl = std::floor(s), frac = s - fl;
-      if (frac < 1e-9) frac = 0;
-      if (frac > 1 - 1e-9) {
-        fl += 1;
-        frac = 0;
-      }
-      const int64_t n = lattice.n(a), i0 = ((int64_t(fl) % n) + n) % n;
-      axis[size_t(a)] = {std::pair<int64_t, double>{i0, 1 - frac}, std::pair<int64_t, double>{(i0 + 1) % n, frac}};
-    }
-    std::vector<std::pair<int64_t, double>> taps;
-    for (const auto& tx : axis[0])
-      for (const auto& ty : axis[1])
-        for (const auto& tz : axis[2]) {
-          const double w = tx.second * ty.second * tz.second;
-          if (w != 0) taps.emplace_back(lattice.index(tx.first, ty.first, tz.first), w);
-        }
-    taps_.push_back(std::move(taps));
+    taps_.push_back(point_taps(lattice, c, point, who));
   }
   re_.resize(components_.size());
   im_.resize(components_.size());
@@ -573,25 +444,19 @@ const std::vector<double>& PointTimeSeries::imag_values(Component c) const {
 
 void PointTimeSeries::write(const std::string& path, const Provenance& provenance) const {
   const std::string who = "PointTimeSeries::write(" + path + ")";
-  data::write_atomically(path, who, [&](const std::string& tmp) {
-    std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-    data::QuietHdf5Errors quiet;
-    Hdf5Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot create ", tmp);
-    attr_string(file, "format", "spire.elec.point_series", who);
-    attr_int(file, "format_version", 1, who);
-    write_provenance(file, provenance, who);
-    attr_string(file, "dimensions", dims_, who);
-    attr_double(file, "dt", dt_, who);
-    for (int a = 0; a < 3; ++a) attr_double(file, (std::string("point_") + kAxis[a]).c_str(), point_[a], who);
-    H5Dclose(write_dataset(file, "time", {hsize_t(times_.size())}, times_.data(), false, who));
+  data::write_hdf5_file(path, who, [&](hid_t file) {
+    h5::write_format(file, "spire.elec.point_series", 1, who);
+    h5::write_provenance(file, provenance, who);
+    data::write_attribute(file, "dimensions", dims_, who);
+    data::write_attribute(file, "dt", dt_, who);
+    for (int a = 0; a < 3; ++a) data::write_attribute(file, (std::string("point_") + kAxis[a]).c_str(), point_[a], who);
+    data::write_doubles(file, "time", times_, who);
     for (size_t q = 0; q < components_.size(); ++q) {
       const std::string name = to_string(components_[q]);
-      Hdf5Id ds(write_dataset(file, name, {hsize_t(re_[q].size())}, re_[q].data(), false, who), H5Dclose);
-      attr_double(ds, "time_offset", component_time(components_[q], 0.0, dt_), who);
-      if (complex_) H5Dclose(write_dataset(file, name + "_imag", {hsize_t(im_[q].size())}, im_[q].data(), false, who));
+      Hdf5Id ds = data::write_doubles(file, name, re_[q], who);
+      data::write_attribute(ds, "time_offset", component_time(components_[q], 0.0, dt_), who);
+      if (complex_) data::write_doubles(file, name + "_imag", im_[q], who);
     }
-    SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, who, ": cannot flush ", tmp);
   });
 }
 

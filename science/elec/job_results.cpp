@@ -1,25 +1,18 @@
 // The results file of a job's run (job_run.h's header comment gives the layout).
 #include <cmath>
 #include <filesystem>
-#include <mutex>
 #include <numbers>
 
 #include "engine/core/error.h"
-#include "engine/data/atomic_file.h"
-#include "engine/data/hdf5_lock.h"
-#include "science/elec/job_hdf5.h"
+#include "engine/data/hdf5_file.h"
+#include "science/elec/hdf5_files.h"
 #include "science/elec/job_run.h"
-
-#ifndef SPIRE_VERSION
-#define SPIRE_VERSION "unknown"  // the CMake build defines it; a bare compile says so
-#endif
 
 namespace spire::elec {
 
 namespace {
 
-using h5::Hdf5Id;
-constexpr const char* kUnits = "normalised: lengths in a, time in a/c, frequencies in c/a; eps0 = mu0 = c = 1";
+using data::Hdf5Id;
 constexpr const char* kDft =
     "sum_n f(t_n) exp(+i 2 pi f t_n) dt over the run, H at t_n - dt/2; Meep's DFT fields are these / sqrt(2 pi) "
     "and its fluxes these / (2 pi); ratios agree";
@@ -30,8 +23,8 @@ constexpr const char* kFlux =
 
 // A string attribute on the dataset `name` of group g.
 void annotate(hid_t g, const char* name, const char* attribute, const std::string& text, const std::string& who) {
-  Hdf5Id ds = h5::open_object(g, name, who);
-  h5::attribute(ds, attribute, text, who);
+  Hdf5Id ds = data::open_object(g, name, who);
+  data::write_attribute(ds, attribute, text, who);
 }
 
 void write_regions(hid_t g, const std::vector<FluxRegion>& regions, const std::string& who) {
@@ -40,9 +33,9 @@ void write_regions(hid_t g, const std::vector<FluxRegion>& regions, const std::s
     for (int a = 0; a < 3; ++a) centers.push_back(r.center[a]), sizes.push_back(r.size[a]);
     weights.push_back(r.weight);
   }
-  h5::write_doubles(g, "region_center", {hsize_t(regions.size()), 3}, centers.data(), who);
-  h5::write_doubles(g, "region_size", {hsize_t(regions.size()), 3}, sizes.data(), who);
-  h5::write_doubles(g, "region_weight", weights, who);
+  data::write_doubles(g, "region_center", {hsize_t(regions.size()), 3}, centers.data(), who);
+  data::write_doubles(g, "region_size", {hsize_t(regions.size()), 3}, sizes.data(), who);
+  data::write_doubles(g, "region_weight", weights, who);
 }
 
 void write_dft(hid_t g, const DftFields& d, const std::string& who) {
@@ -56,7 +49,7 @@ void write_dft(hid_t g, const DftFields& d, const std::string& who) {
   h5::write_complex(g, c + "/values",
                     {hsize_t(d.frequencies().size()), hsize_t(shape[0]), hsize_t(shape[1]), hsize_t(shape[2])},
                     all.data(), who);
-  for (int a = 0; a < 3; ++a) h5::write_doubles(g, c + "/" + "xyz"[a], d.positions()[size_t(a)], who);
+  for (int a = 0; a < 3; ++a) data::write_doubles(g, c + "/" + "xyz"[a], d.positions()[size_t(a)], who);
 }
 
 void write_far_field(hid_t g, const MonitorSpec& m, const Near2Far& n2f, int dims, const std::string& who) {
@@ -82,37 +75,38 @@ void write_far_field(hid_t g, const MonitorSpec& m, const Near2Far& n2f, int dim
         e[(f * np + p) * 3 + c] = fields[p * nf + f].E[c];
         h[(f * np + p) * 3 + c] = fields[p * nf + f].H[c];
       }
-  Hdf5Id far = h5::create_group(g, "far_field", who);
-  h5::attribute(far, "radius", ff.radius, who);
-  h5::attribute(far, "center", std::vector<double>{ff.center.x, ff.center.y, ff.center.z}, who);
-  h5::attribute(far, "angles", std::string(dims == 3 ? "points at center + radius (sin theta cos phi, sin theta sin "
-                                                      "phi, cos theta), theta-major"
-                                                    : "points at center + radius (cos phi, sin phi, 0)"),
-                who);
-  h5::write_doubles(far, "theta", dims == 3 ? ff.theta : std::vector<double>{90.0}, who);
-  h5::write_doubles(far, "phi", ff.phi, who);
-  h5::write_doubles(far, "points", {hsize_t(np), 3}, flat.data(), who);
+  Hdf5Id far = data::create_group(g, "far_field", who);
+  data::write_attribute(far, "radius", ff.radius, who);
+  data::write_attribute(far, "center", std::vector<double>{ff.center.x, ff.center.y, ff.center.z}, who);
+  data::write_attribute(far, "angles",
+                        std::string(dims == 3 ? "points at center + radius (sin theta cos phi, sin theta sin phi, "
+                                                "cos theta), theta-major"
+                                              : "points at center + radius (cos phi, sin phi, 0)"),
+                        who);
+  data::write_doubles(far, "theta", dims == 3 ? ff.theta : std::vector<double>{90.0}, who);
+  data::write_doubles(far, "phi", ff.phi, who);
+  data::write_doubles(far, "points", {hsize_t(np), 3}, flat.data(), who);
   h5::write_complex(far, "E", {hsize_t(nf), hsize_t(np), 3}, e.data(), who);
   h5::write_complex(far, "H", {hsize_t(nf), hsize_t(np), 3}, h.data(), who);
   if (ff.radiated_power) {
-    h5::write_doubles(g, "radiated_power", n2f.radiated_power(ff.radius, ff.center), who);
-    Hdf5Id ds = h5::open_object(g, "radiated_power", who);
-    h5::attribute(ds, "radius", ff.radius, who);
+    data::write_doubles(g, "radiated_power", n2f.radiated_power(ff.radius, ff.center), who);
+    Hdf5Id ds = data::open_object(g, "radiated_power", who);
+    data::write_attribute(ds, "radius", ff.radius, who);
   }
 }
 
 void write_point(hid_t g, const PointTimeSeries& p, double dt, const std::string& who) {
-  h5::write_doubles(g, "time", p.times(), who);
+  data::write_doubles(g, "time", p.times(), who);
   annotate(g, "time", "units", "a/c; the step times (of E); a component's own time adds its time_offset", who);
   bool complex_values = false;
   for (Component c : p.components())
     for (double v : p.imag_values(c)) complex_values = complex_values || v != 0;
   for (Component c : p.components()) {
     const std::string name = to_string(c);
-    h5::write_doubles(g, name, p.values(c), who);
-    Hdf5Id ds = h5::open_object(g, name, who);
-    h5::attribute(ds, "time_offset", component_time(c, 0.0, dt), who);
-    if (complex_values) h5::write_doubles(g, name + "_imag", p.imag_values(c), who);
+    data::write_doubles(g, name, p.values(c), who);
+    Hdf5Id ds = data::open_object(g, name, who);
+    data::write_attribute(ds, "time_offset", component_time(c, 0.0, dt), who);
+    if (complex_values) data::write_doubles(g, name + "_imag", p.imag_values(c), who);
   }
 }
 
@@ -121,7 +115,7 @@ void write_harminv(hid_t g, const HarmonicPoint& h, const MonitorSpec& m, const 
   try {
     modes = h.modes();
   } catch (const ValueError& e) {
-    h5::attribute(g, "error", std::string(e.what()), who);  // too few samples: no modes, and why
+    data::write_attribute(g, "error", std::string(e.what()), who);  // too few samples: no modes, and why
   }
   std::vector<double> f, decay, q, err;
   std::vector<std::complex<double>> amp;
@@ -129,53 +123,46 @@ void write_harminv(hid_t g, const HarmonicPoint& h, const MonitorSpec& m, const 
     f.push_back(mode.frequency), decay.push_back(mode.decay), q.push_back(mode.q), err.push_back(mode.error);
     amp.push_back(mode.amplitude);
   }
-  h5::write_doubles(g, "frequency", f, who);
-  h5::write_doubles(g, "decay", decay, who);
-  h5::write_doubles(g, "q", q, who);
-  h5::write_doubles(g, "error", err, who);
+  data::write_doubles(g, "frequency", f, who);
+  data::write_doubles(g, "decay", decay, who);
+  data::write_doubles(g, "q", q, who);
+  data::write_doubles(g, "error", err, who);
   h5::write_complex(g, "amplitude", {hsize_t(amp.size())}, amp.data(), who);
-  h5::attribute(g, "component", to_string(h.component()), who);
-  h5::attribute(g, "point", std::vector<double>{m.center.x, m.center.y, m.center.z}, who);
-  h5::attribute(g, "fcen", h.fcen(), who);
-  h5::attribute(g, "df", h.df(), who);
-  h5::attribute(g, "start_time", h.start_time(), who);
-  h5::attribute(g, "samples", int64_t(h.series().times().size()), who);
+  data::write_attribute(g, "component", to_string(h.component()), who);
+  data::write_attribute(g, "point", std::vector<double>{m.center.x, m.center.y, m.center.z}, who);
+  data::write_attribute(g, "fcen", h.fcen(), who);
+  data::write_attribute(g, "df", h.df(), who);
+  data::write_attribute(g, "start_time", h.start_time(), who);
+  data::write_attribute(g, "samples", int64_t(h.series().times().size()), who);
 }
 
-void write_file(const std::string& tmp, const std::string& who, const JobRun& run) {
+void write_file(hid_t file, const std::string& who, const JobRun& run) {
   const Simulation& sim = run.simulation();
   const YeeLattice& lat = sim.lattice();
   const EmJob& job = run.job();
-  std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-  data::QuietHdf5Errors quiet;
-  Hdf5Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-  SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot create ", tmp);
-  h5::attribute(file, "format", std::string("spire.elec.results"), who);
-  h5::attribute(file, "format_version", int64_t(1), who);
-  h5::attribute(file, "spire_version", std::string(SPIRE_VERSION), who);
-  h5::attribute(file, "job", job.toml, who);
-  h5::attribute(file, "units", std::string(kUnits), who);
-  h5::attribute(file, "dft_convention", std::string(kDft), who);
-  h5::attribute(file, "dimensions", to_string(lat.dimensions()), who);
-  h5::attribute(file, "precision", to_string(sim.precision()), who);
-  h5::attribute(file, "resolution", lat.resolution(), who);
-  h5::attribute(file, "courant", sim.courant(), who);
-  h5::attribute(file, "dt", sim.dt(), who);
-  h5::attribute(file, "steps", sim.steps(), who);
-  h5::attribute(file, "time", sim.time(), who);
+  h5::write_format(file, "spire.elec.results", 1, who);
+  h5::write_provenance(file, Provenance{job.toml, std::nullopt}, who);
+  data::write_attribute(file, "dft_convention", std::string(kDft), who);
+  data::write_attribute(file, "dimensions", to_string(lat.dimensions()), who);
+  data::write_attribute(file, "precision", to_string(sim.precision()), who);
+  data::write_attribute(file, "resolution", lat.resolution(), who);
+  data::write_attribute(file, "courant", sim.courant(), who);
+  data::write_attribute(file, "dt", sim.dt(), who);
+  data::write_attribute(file, "steps", sim.steps(), who);
+  data::write_attribute(file, "time", sim.time(), who);
   const Vec3 size = lat.size();
   for (int a = 0; a < 3; ++a) {
-    h5::attribute(file, (std::string("size_") + "xyz"[a]).c_str(), size[a], who);
-    h5::attribute(file, (std::string("n_") + "xyz"[a]).c_str(), lat.n(a), who);
+    data::write_attribute(file, (std::string("size_") + "xyz"[a]).c_str(), size[a], who);
+    data::write_attribute(file, (std::string("n_") + "xyz"[a]).c_str(), lat.n(a), who);
   }
   const int dims = lat.dimensions() == Dimensions::three ? 3 : lat.dimensions() == Dimensions::one ? 1 : 2;
-  Hdf5Id monitors = h5::create_group(file, "monitors", who);
+  Hdf5Id monitors = data::create_group(file, "monitors", who);
   for (const MonitorObjects& o : run.monitor_objects()) {
     const MonitorSpec& m = *o.spec;
-    Hdf5Id g = h5::create_group(monitors, m.name, who);
-    h5::attribute(g, "kind", to_string(m.kind), who);
+    Hdf5Id g = data::create_group(monitors, m.name, who);
+    data::write_attribute(g, "kind", to_string(m.kind), who);
     if (!m.frequencies.empty()) {
-      h5::write_doubles(g, "frequencies", m.frequencies, who);
+      data::write_doubles(g, "frequencies", m.frequencies, who);
       annotate(g, "frequencies", "units", "c/a (Meep's frequency: 1 / vacuum wavelength in a)", who);
     }
     switch (m.kind) {
@@ -183,41 +170,41 @@ void write_file(const std::string& tmp, const std::string& who, const JobRun& ru
         for (const DftFields* d : o.dfts) write_dft(g, *d, who);
         break;
       case MonitorKind::flux:
-        h5::write_doubles(g, "flux", o.flux->flux(), who);
+        data::write_doubles(g, "flux", o.flux->flux(), who);
         annotate(g, "flux", "convention", kFlux, who);
         write_regions(g, m.regions, who);
         break;
       case MonitorKind::near2far:
         write_regions(g, m.regions, who);
-        h5::attribute(g, "epsilon", m.epsilon, who);
-        h5::attribute(g, "mu", m.mu, who);
+        data::write_attribute(g, "epsilon", m.epsilon, who);
+        data::write_attribute(g, "mu", m.mu, who);
         write_far_field(g, m, *o.near2far, dims, who);
         break;
       case MonitorKind::point:
         write_point(g, *o.point, sim.dt(), who);
-        h5::attribute(g, "point", std::vector<double>{m.center.x, m.center.y, m.center.z}, who);
+        data::write_attribute(g, "point", std::vector<double>{m.center.x, m.center.y, m.center.z}, who);
         break;
       case MonitorKind::harminv:
         write_harminv(g, *o.harminv, m, who);
         break;
       case MonitorKind::snapshots: {
-        h5::attribute(g, "file", o.snapshots->path(), who);
-        h5::attribute(g, "xdmf", o.snapshots->xdmf_path(), who);
+        data::write_attribute(g, "file", o.snapshots->path(), who);
+        data::write_attribute(g, "xdmf", o.snapshots->xdmf_path(), who);
         std::string parts;
         for (const std::string& p : o.snapshots->parts()) parts += (parts.empty() ? "" : "\n") + p;
-        h5::attribute(g, "parts", parts, who);
-        h5::attribute(g, "every", m.every, who);
+        data::write_attribute(g, "parts", parts, who);
+        data::write_attribute(g, "every", m.every, who);
         break;
       }
     }
   }
-  Hdf5Id ports = h5::create_group(file, "ports", who);
+  Hdf5Id ports = data::create_group(file, "ports", who);
   for (size_t i = 0; i < run.port_monitors().size(); ++i) {
     const PortMonitor* p = run.port_monitors()[i].get();
     if (!p) continue;
-    Hdf5Id g = h5::create_group(ports, std::to_string(i), who);
-    h5::attribute(g, "resistance", job.problem.ports[i].resistance, who);
-    h5::write_doubles(g, "frequencies", p->frequencies(), who);
+    Hdf5Id g = data::create_group(ports, std::to_string(i), who);
+    data::write_attribute(g, "resistance", job.problem.ports[i].resistance, who);
+    data::write_doubles(g, "frequencies", p->frequencies(), who);
     const auto put = [&](const char* name, const std::vector<std::complex<double>>& v) {
       h5::write_complex(g, name, {hsize_t(v.size())}, v.data(), who);
     };
@@ -227,14 +214,13 @@ void write_file(const std::string& tmp, const std::string& who, const JobRun& ru
     put("incident", p->incident_wave());
     put("reflected", p->reflected_wave());
   }
-  SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, who, ": cannot flush ", tmp);
 }
 
 }  // namespace
 
 void write_results(const std::string& path, const JobRun& run) {
   const std::string who = "results " + path;
-  data::write_atomically(path, who, [&](const std::string& tmp) { write_file(tmp, who, run); });
+  data::write_hdf5_file(path, who, [&](hid_t file) { write_file(file, who, run); });
 }
 
 }  // namespace spire::elec

@@ -1,55 +1,12 @@
 // Running until the fields have decayed (run_until.h).
 #include "science/elec/run_until.h"
 
-#include <array>
 #include <cmath>
 
 #include "engine/core/error.h"
+#include "science/elec/interpolation.h"
 
 namespace spire::elec {
-
-namespace {
-
-constexpr const char* kAxis[] = {"x", "y", "z"};
-
-// The multilinear interpolation of component c at p from its own staggered samples (the weights
-// Meep's get_field_point and PointTimeSeries use): per axis the two neighbouring samples, wrapped
-// as yee.h stores them.
-std::vector<std::pair<int64_t, double>> interpolation_taps(const YeeLattice& lattice, Component c, Vec3 p) {
-  const Vec3 size = lattice.size(), off = lattice.offset(c);
-  const double dx = lattice.dx();
-  std::array<std::array<std::pair<int64_t, double>, 2>, 3> axis{};
-  for (int a = 0; a < 3; ++a) {
-    if (!lattice.has_axis(a)) {
-      axis[size_t(a)] = {std::pair<int64_t, double>{0, 1.0}, {0, 0.0}};
-      continue;
-    }
-    const double half = size[a] / 2;
-    SPIRE_CHECK(std::isfinite(p[a]) && p[a] >= -half - 1e-9 * dx && p[a] <= half + 1e-9 * dx, ValueError,
-                "run until fields decayed: the point's ", kAxis[a], " = ", p[a], " is outside the cell [", -half, ", ",
-                half, "]");
-    const double s = (p[a] + half) / dx - off[a];
-    double fl = std::floor(s), frac = s - fl;
-    // A point on a sample (to rounding) takes that sample alone.
-    if (frac < 1e-9) frac = 0;
-    if (frac > 1 - 1e-9) {
-      fl += 1;
-      frac = 0;
-    }
-    const int64_t n = lattice.n(a), i0 = ((int64_t(fl) % n) + n) % n;
-    axis[size_t(a)] = {std::pair<int64_t, double>{i0, 1 - frac}, {(i0 + 1) % n, frac}};
-  }
-  std::vector<std::pair<int64_t, double>> taps;
-  for (const auto& tx : axis[0])
-    for (const auto& ty : axis[1])
-      for (const auto& tz : axis[2]) {
-        const double w = tx.second * ty.second * tz.second;
-        if (w != 0) taps.emplace_back(lattice.index(tx.first, ty.first, tz.first), w);
-      }
-  return taps;
-}
-
-}  // namespace
 
 FieldDecay::FieldDecay(const Simulation& sim, FieldDecayOptions options) : options_(options), t0_(sim.time()) {
   const YeeLattice& lattice = sim.lattice();
@@ -59,7 +16,7 @@ FieldDecay::FieldDecay(const Simulation& sim, FieldDecayOptions options) : optio
               "run until fields decayed: the interval between checks must be finite and > 0, got ", options.interval);
   SPIRE_CHECK(options.decay_by > 0 && options.decay_by <= 1, ValueError,
               "run until fields decayed: decay_by must be in (0, 1], got ", options.decay_by);
-  taps_ = interpolation_taps(lattice, options.component, options.point);
+  taps_ = point_taps(lattice, options.component, options.point, "run until fields decayed");
 }
 
 double FieldDecay::intensity(const Simulation& sim) const {

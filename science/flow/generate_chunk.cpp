@@ -14,6 +14,7 @@ namespace spire::flow {
 namespace {
 
 using data::Hdf5Id;
+using data::read_doubles;
 
 void write_doubles(hid_t where, const std::string& name, const std::vector<hsize_t>& shape, const double* values) {
   Hdf5Id space(H5Screate_simple(int(shape.size()), shape.data(), nullptr), H5Sclose);
@@ -24,21 +25,6 @@ void write_doubles(hid_t where, const std::string& name, const std::vector<hsize
               "could not write dataset ", name);
 }
 
-std::vector<double> read_doubles(hid_t where, const std::string& name, std::vector<hsize_t>& shape,
-                                 const std::string& path) {
-  Hdf5Id set(H5Dopen2(where, name.c_str(), H5P_DEFAULT), H5Dclose);
-  SPIRE_CHECK(set >= 0, IOError, path, ": not a sample checkpoint (no dataset ", name, ")");
-  Hdf5Id space(H5Dget_space(set), H5Sclose);
-  int rank = H5Sget_simple_extent_ndims(space);
-  shape.assign(std::max(rank, 0), 0);
-  H5Sget_simple_extent_dims(space, shape.data(), nullptr);
-  size_t count = 1;
-  for (hsize_t s : shape) count *= s;
-  std::vector<double> v(count);
-  SPIRE_CHECK(count == 0 || H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0, IOError,
-              path, ": could not read dataset ", name);
-  return v;
-}
 
 herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* out) {
   static_cast<std::vector<std::string>*>(out)->push_back(name);

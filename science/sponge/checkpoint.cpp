@@ -1,40 +1,20 @@
 // Checkpoint files (checkpoint.h).
 #include "science/sponge/checkpoint.h"
 
-#include <cstring>
-#include <filesystem>
-#include <mutex>
-#include <type_traits>
-
 #include "engine/core/error.h"
-#include "engine/data/atomic_file.h"
-#include "engine/data/hdf5_lock.h"
+#include "engine/core/fnv.h"
+#include "engine/data/hdf5_file.h"
 #include "science/sponge/hdf5_io.h"
-
 
 namespace spire::sponge {
 namespace {
 
+using data::Hdf5Id;
+
 constexpr const char* kFormat = "spire.sponge.checkpoint";
 constexpr int64_t kFormatVersion = 1;
 
-// FNV-1a over the bytes of each value fed in, fields one at a time (no struct padding).
-struct Fnv {
-  uint64_t h = 1469598103934665603ull;
-  void bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
-  }
-  template <class T>
-  void operator()(const T& v) {
-    static_assert(std::is_arithmetic_v<T>);
-    bytes(&v, sizeof v);
-  }
-  void operator()(const std::string& s) {
-    (*this)(uint64_t(s.size()));
-    bytes(s.data(), s.size());
-  }
-};
+using Fnv = Fnv1a;
 
 template <class T, class Feed>
 SystemPart part(const std::string& name, const std::vector<T>& items, Feed feed) {
@@ -55,66 +35,42 @@ std::vector<Vec3> unflatten(const std::vector<double>& v) {
   return out;
 }
 
-void write_file(const std::string& tmp, const std::string& who, const System& system, const State& state,
+void write_file(hid_t file, const std::string& who, const System& system, const State& state,
                 const Integrator& integrator, uint64_t seed) {
-  using h5::Hdf5Id;
-  std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-  data::QuietHdf5Errors quiet;
-  Hdf5Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-  SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot create ", tmp);
-
   h5::write_fixed_string(file, "format", kFormat, who);
-  h5::write_attribute(file, "format_version", kFormatVersion, who);
+  data::write_attribute(file, "format_version", kFormatVersion, who);
   h5::write_fixed_string(file, "spire_version", SPIRE_VERSION, who);
-  h5::write_attribute(file, "step", int64_t(state.step), who);
-  h5::write_attribute(file, "time", state.time, who);
-  h5::write_attribute(file, "seed", seed, who);
+  data::write_attribute(file, "step", int64_t(state.step), who);
+  data::write_attribute(file, "time", state.time, who);
+  data::write_attribute(file, "seed", seed, who);
   h5::write_fixed_string(file, "integrator", integrator.name(), who);
-  h5::write_attribute(file, "dt", integrator.dt(), who);
+  data::write_attribute(file, "dt", integrator.dt(), who);
   h5::write_fixed_string(file, "units", system.units.name, who);
 
   const hsize_t n = state.positions.size();
-  h5::write_doubles(file, "state/positions", {n, 3}, flatten(state.positions).data(), who);
-  h5::write_doubles(file, "state/velocities", {hsize_t(state.velocities.size()), 3},
-                    flatten(state.velocities).data(), who);
+  data::write_doubles(file, "state/positions", {n, 3}, flatten(state.positions).data(), who);
+  data::write_doubles(file, "state/velocities", {hsize_t(state.velocities.size()), 3},
+                      flatten(state.velocities).data(), who);
   const std::vector<double> box = flatten({state.box.a(), state.box.b(), state.box.c()});
-  h5::write_doubles(file, "state/box", {3, 3}, box.data(), who);
-  {
-    Hdf5Id ds(H5Dopen2(file, "state/box", H5P_DEFAULT), H5Dclose);
-    h5::write_attribute(ds, "periodic", int64_t(state.box.periodic() ? 1 : 0), who);
-  }
+  Hdf5Id box_ds = data::write_doubles(file, "state/box", {3, 3}, box.data(), who);
+  data::write_attribute(box_ds, "periodic", int64_t(state.box.periodic() ? 1 : 0), who);
 
-  Hdf5Id integ = h5::create_group(file, "integrator", who);
+  Hdf5Id integ = data::create_group(file, "integrator", who);
   for (const auto& [key, values] : integrator.save_state()) {
     SPIRE_CHECK(!key.empty() && key.front() != '/' && key.back() != '/' && key.find("//") == std::string::npos,
                 ValueError, who, ": integrator ", integrator.name(), " saved a variable named '", key,
                 "'; names must be non-empty paths without empty parts");
-    h5::write_doubles(integ, key, {hsize_t(values.size())}, values.data(), who);
+    data::write_doubles(integ, key, values, who);
   }
 
-  Hdf5Id sys = h5::create_group(file, "system", who);
-  h5::write_attribute(sys, "hash", system_hash(system), who);
+  Hdf5Id sys = data::create_group(file, "system", who);
+  data::write_attribute(sys, "hash", system_hash(system), who);
   for (const SystemPart& p : system_fingerprint(system)) {
-    h5::write_attribute(sys, (p.name + "_hash").c_str(), p.hash, who);
-    h5::write_attribute(sys, (p.name + "_count").c_str(), p.count, who);
+    data::write_attribute(sys, (p.name + "_hash").c_str(), p.hash, who);
+    data::write_attribute(sys, (p.name + "_count").c_str(), p.count, who);
   }
-  h5::write_doubles(sys, "mass", {hsize_t(system.mass.size())}, system.mass.data(), who);
-  h5::write_doubles(sys, "charge", {hsize_t(system.charge.size())}, system.charge.data(), who);
-  SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, who, ": cannot flush ", tmp);
-}
-
-// Every dataset below `group`, by its path relative to it (integrator keys may nest).
-std::vector<std::string> dataset_paths(hid_t group) {
-  std::vector<std::string> names;
-  H5Lvisit(group, H5_INDEX_NAME, H5_ITER_INC,
-           [](hid_t loc, const char* name, const H5L_info_t*, void* out) -> herr_t {
-             h5::Hdf5Id object(H5Oopen(loc, name, H5P_DEFAULT), H5Oclose);
-             if (object.id >= 0 && H5Iget_type(object) == H5I_DATASET)
-               static_cast<std::vector<std::string>*>(out)->push_back(name);
-             return 0;
-           },
-           &names);
-  return names;
+  data::write_doubles(sys, "mass", system.mass, who);
+  data::write_doubles(sys, "charge", system.charge, who);
 }
 
 }  // namespace
@@ -161,39 +117,29 @@ void write_checkpoint(const std::string& path, const System& system, const State
   SPIRE_CHECK(int64_t(state.positions.size()) == system.size() && state.velocities.size() == state.positions.size(),
               ValueError, who, ": the state has ", state.positions.size(), " positions and ", state.velocities.size(),
               " velocities for a system of ", system.size(), " particles");
-  data::write_atomically(path, who, [&](const std::string& tmp) {
-    write_file(tmp, who, system, state, integrator, seed);
-  });
+  data::write_hdf5_file(path, who, [&](hid_t file) { write_file(file, who, system, state, integrator, seed); });
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
   const std::string who = "checkpoint " + path;
-  std::lock_guard<std::recursive_mutex> lock(data::hdf5_mutex());
-  data::QuietHdf5Errors quiet;
-  SPIRE_CHECK(std::filesystem::exists(path), IOError, who, ": no such file");
-  h5::Hdf5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  SPIRE_CHECK(file.id >= 0, IOError, who, ": not an HDF5 file");
-  SPIRE_CHECK(data::read_string_attribute(file, "format").value_or("") == kFormat, IOError, who,
-              ": not a sponge checkpoint (no attribute format = \"", kFormat, "\")");
-  const int64_t version = h5::read_int64_attribute(file, "format_version").value_or(0);
-  SPIRE_CHECK(version == kFormatVersion, IOError, who, ": checkpoint format version ", version,
-              "; this build reads version ", kFormatVersion);
+  const data::Hdf5Input file(path, who);
+  data::check_format(file, kFormat, kFormatVersion, "a sponge checkpoint", who);
 
   Checkpoint c;
   auto need_i64 = [&](const char* name) {
-    auto v = h5::read_int64_attribute(file, name);
+    auto v = data::read_int64_attribute(file, name);
     SPIRE_CHECK(v.has_value(), IOError, who, ": no attribute ", name);
     return *v;
   };
   auto need_f64 = [&](const char* name) {
-    auto v = h5::read_double_attribute(file, name);
+    auto v = data::read_double_attribute(file, name);
     SPIRE_CHECK(v.has_value(), IOError, who, ": no attribute ", name);
     return *v;
   };
   c.state.step = need_i64("step");
   c.state.time = need_f64("time");
   c.dt = need_f64("dt");
-  auto seed = h5::read_uint64_attribute(file, "seed");
+  auto seed = data::read_uint64_attribute(file, "seed");
   SPIRE_CHECK(seed.has_value(), IOError, who, ": no attribute seed");
   c.seed = *seed;
   c.integrator = data::read_string_attribute(file, "integrator").value_or("");
@@ -201,36 +147,34 @@ Checkpoint read_checkpoint(const std::string& path) {
   c.spire_version = data::read_string_attribute(file, "spire_version").value_or("");
 
   std::vector<hsize_t> dims;
-  const std::vector<double> x = h5::read_doubles(file, "state/positions", dims, who);
+  const std::vector<double> x = data::read_doubles(file, "state/positions", dims, who);
   SPIRE_CHECK(dims.size() == 2 && dims[1] == 3, IOError, who, ": state/positions is not [N][3]");
-  const std::vector<double> v = h5::read_doubles(file, "state/velocities", dims, who);
+  const std::vector<double> v = data::read_doubles(file, "state/velocities", dims, who);
   SPIRE_CHECK(dims.size() == 2 && dims[1] == 3 && v.size() == x.size(), IOError, who,
               ": state/velocities is not [N][3] with N as for the positions");
   c.state.positions = unflatten(x);
   c.state.velocities = unflatten(v);
-  const std::vector<double> b = h5::read_doubles(file, "state/box", dims, who);
+  const std::vector<double> b = data::read_doubles(file, "state/box", dims, who);
   SPIRE_CHECK(b.size() == 9, IOError, who, ": state/box is not [3][3]");
-  int64_t periodic = 0;
-  {
-    h5::Hdf5Id ds(H5Dopen2(file, "state/box", H5P_DEFAULT), H5Dclose);
-    periodic = h5::read_int64_attribute(ds, "periodic").value_or(0);
-  }
+  const int64_t periodic =
+      data::read_int64_attribute(data::open_object(file, "state/box", who), "periodic").value_or(0);
   if (periodic) c.state.box = Box::triclinic({b[0], b[1], b[2]}, {b[3], b[4], b[5]}, {b[6], b[7], b[8]});
 
-  h5::Hdf5Id integ = h5::open_group(file, "integrator", who);
-  for (const std::string& key : dataset_paths(integ)) c.integrator_state[key] = h5::read_doubles(integ, key, dims, who);
+  Hdf5Id integ = data::open_group(file, "integrator", who);
+  for (const std::string& key : data::dataset_paths(integ))
+    c.integrator_state[key] = data::read_doubles(integ, key, dims, who);
 
-  h5::Hdf5Id sys = h5::open_group(file, "system", who);
-  auto hash = h5::read_uint64_attribute(sys, "hash");
+  Hdf5Id sys = data::open_group(file, "system", who);
+  auto hash = data::read_uint64_attribute(sys, "hash");
   SPIRE_CHECK(hash.has_value(), IOError, who, ": no attribute system/hash");
   c.system_hash = *hash;
   for (const SystemPart& p : system_fingerprint(System{})) {
-    SystemPart q{p.name, h5::read_uint64_attribute(sys, (p.name + "_hash").c_str()).value_or(0),
-                 h5::read_int64_attribute(sys, (p.name + "_count").c_str()).value_or(-1)};
+    SystemPart q{p.name, data::read_uint64_attribute(sys, (p.name + "_hash").c_str()).value_or(0),
+                 data::read_int64_attribute(sys, (p.name + "_count").c_str()).value_or(-1)};
     c.system_parts.push_back(q);
   }
-  c.mass = h5::read_doubles(sys, "mass", dims, who);
-  c.charge = h5::read_doubles(sys, "charge", dims, who);
+  c.mass = data::read_doubles(sys, "mass", dims, who);
+  c.charge = data::read_doubles(sys, "charge", dims, who);
   return c;
 }
 

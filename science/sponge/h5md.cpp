@@ -17,7 +17,7 @@
 namespace spire::sponge {
 namespace {
 
-using h5::Hdf5Id;
+using data::Hdf5Id;
 
 // Unit strings in H5MD's notation (space-separated factors with signed powers), md units only.
 struct H5mdUnits {
@@ -200,24 +200,24 @@ void H5mdWriter::create(const System& system, const State& state, const ForceRes
 
   Hdf5Id file(H5Fcreate(options_.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
   SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot create the file");
-  h5::write_attribute(file, "complete", int64_t(0), who);
+  data::write_attribute(file, "complete", int64_t(0), who);
 
-  Hdf5Id h5md = h5::create_group(file, "h5md", who);
-  h5::write_int_array_attribute(h5md, "version", {1, 1}, who);
-  Hdf5Id author = h5::create_group(h5md, "author", who);
+  Hdf5Id h5md = data::create_group(file, "h5md", who);
+  data::write_attribute(h5md, "version", std::vector<int32_t>{1, 1}, who);
+  Hdf5Id author = data::create_group(h5md, "author", who);
   h5::write_fixed_string(author, "name", options_.author, who);
   if (!options_.author_email.empty()) h5::write_fixed_string(author, "email", options_.author_email, who);
-  Hdf5Id creator = h5::create_group(h5md, "creator", who);
+  Hdf5Id creator = data::create_group(h5md, "creator", who);
   h5::write_fixed_string(creator, "name", "Spire", who);
   h5::write_fixed_string(creator, "version", SPIRE_VERSION, who);
   if (u.known) {
-    Hdf5Id units = h5::create_group(h5md, "modules/units", who);
-    h5::write_int_array_attribute(units, "version", {1, 0}, who);
+    Hdf5Id units = data::create_group(h5md, "modules/units", who);
+    data::write_attribute(units, "version", std::vector<int32_t>{1, 0}, who);
     h5::write_fixed_string(units, "system", "SI", who);
   }
 
   const std::string p = "particles/" + options_.group;
-  Hdf5Id box = h5::create_group(file, p + "/box", who);
+  Hdf5Id box = data::create_group(file, p + "/box", who);
   {  // dimension: a scalar Integer attribute
     const int32_t three = 3;
     Hdf5Id space(H5Screate(H5S_SCALAR), H5Sclose);
@@ -247,21 +247,14 @@ void H5mdWriter::create(const System& system, const State& state, const ForceRes
   }
 
   std::vector<int32_t> species(system.type.begin(), system.type.end());
-  {
-    const hsize_t n = species.size();
-    Hdf5Id space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    Hdf5Id ds(H5Dcreate2(file, (p + "/species").c_str(), H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-              H5Dclose);
-    SPIRE_CHECK(ds.id >= 0 && (n == 0 || H5Dwrite(ds, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                                                  species.data()) >= 0),
-                IOError, who, ": cannot write species");
-  }
-  h5::write_doubles(file, p + "/mass", {hsize_t(system.mass.size())}, system.mass.data(), who);
+  data::write_dataset(file, p + "/species", H5T_STD_I32LE, H5T_NATIVE_INT32, {hsize_t(species.size())},
+                      species.data(), who);
+  data::write_doubles(file, p + "/mass", {hsize_t(system.mass.size())}, system.mass.data(), who);
   write_unit(file, p + "/mass", u.mass, who);
-  h5::write_doubles(file, p + "/charge", {hsize_t(system.charge.size())}, system.charge.data(), who);
+  data::write_doubles(file, p + "/charge", {hsize_t(system.charge.size())}, system.charge.data(), who);
   write_unit(file, p + "/charge", u.charge, who);
 
-  Hdf5Id params = h5::create_group(file, "parameters", who);
+  Hdf5Id params = data::create_group(file, "parameters", who);
   h5::write_fixed_string(params, "units", system.units.name, who);
   if (!options_.job_toml.empty()) write_text_dataset(params, "job", options_.job_toml, who);
 
@@ -277,8 +270,8 @@ void H5mdWriter::reopen(const System& system, const State& state, const ForceRes
   const std::string who = name();
   Hdf5Id file(H5Fopen(options_.path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
   SPIRE_CHECK(file.id >= 0, IOError, who, ": cannot open the file to append to it (is another program holding it?)");
-  SPIRE_CHECK(h5::exists(file, "h5md") && h5::exists(file, "particles/" + options_.group + "/box"), IOError, who,
-              ": not an H5MD file with particles/", options_.group, "; cannot append to it");
+  SPIRE_CHECK(data::link_exists(file, "h5md") && data::link_exists(file, "particles/" + options_.group + "/box"),
+              IOError, who, ": not an H5MD file with particles/", options_.group, "; cannot append to it");
   particles_ = system.size();
   periodic_ = state.box.periodic();
   conserved_ = std::isfinite(obs.conserved_energy);
@@ -288,7 +281,8 @@ void H5mdWriter::reopen(const System& system, const State& state, const ForceRes
   const std::string edges = "particles/" + options_.group + "/box/edges/value";
   triclinic_ = false;
   if (periodic_) {
-    SPIRE_CHECK(h5::exists(file, edges), IOError, who, ": the file has no box edges but this run's box is periodic");
+    SPIRE_CHECK(data::link_exists(file, edges), IOError, who,
+                ": the file has no box edges but this run's box is periodic");
     Hdf5Id ds(H5Dopen2(file, edges.c_str(), H5P_DEFAULT), H5Dclose);
     Hdf5Id space(H5Dget_space(ds), H5Sclose);
     triclinic_ = H5Sget_simple_extent_ndims(space) == 3;
@@ -297,7 +291,7 @@ void H5mdWriter::reopen(const System& system, const State& state, const ForceRes
   SPIRE_CHECK(!es.empty(), IOError, who, ": nothing to append");
   hsize_t frames = std::numeric_limits<hsize_t>::max();
   for (const Element& e : es) {
-    SPIRE_CHECK(h5::exists(file, e.path + "/value"), IOError, who, ": the file has no ", e.path,
+    SPIRE_CHECK(data::link_exists(file, e.path + "/value"), IOError, who, ": the file has no ", e.path,
                 " but this run writes it; cannot append");
     Hdf5Id ds(H5Dopen2(file, (e.path + "/value").c_str(), H5P_DEFAULT), H5Dclose);
     Hdf5Id space(H5Dget_space(ds), H5Sclose);
@@ -317,13 +311,13 @@ void H5mdWriter::reopen(const System& system, const State& state, const ForceRes
   frames = std::min({frames, extent(file, clock + "/step", who), extent(file, clock + "/time", who)});
   // Frames after the restart step were written after the checkpoint: the run writes them again.
   std::vector<hsize_t> dims;
-  const std::vector<int64_t> steps = h5::read_int64s(file, clock + "/step", dims, who);
+  const std::vector<int64_t> steps = data::read_int64s(file, clock + "/step", dims, who);
   hsize_t keep = 0;
   while (keep < frames && steps[keep] <= keep_through_step) ++keep;
   set_frames(file, clock + "/step", keep, who);
   set_frames(file, clock + "/time", keep, who);
   for (const Element& e : es) set_frames(file, e.path + "/value", keep, who);
-  h5::write_attribute(file, "complete", int64_t(0), who);
+  data::write_attribute(file, "complete", int64_t(0), who);
   SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, who, ": cannot flush");
   file_ = file.id;
   file.id = -1;
@@ -398,7 +392,7 @@ void H5mdWriter::close() {
   data::QuietHdf5Errors quiet;
   Hdf5Id file(hid_t(file_), H5Fclose);
   file_ = -1;
-  h5::write_attribute(file, "complete", int64_t(1), name());
+  data::write_attribute(file, "complete", int64_t(1), name());
   SPIRE_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0, IOError, name(), ": cannot flush");
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "science/elec/cuda/update_plan.h"
+#include "science/elec/curl_terms.h"
 #include "science/elec/fdtd_update.h"
 
 namespace spire::elec::cuda {
@@ -17,19 +18,14 @@ StepTraffic step_traffic(const YeeLattice& lattice, const ResolvedBoundaries& bc
   std::array<bool, 6> differentiated{};
   double words = 0;
   for (Component c : lattice.components()) {
-    // The curl terms as update_plan.cpp resolves them: E from H, H from E.
-    const int own = axis_of(c), a = (own + 1) % 3, b = (own + 2) % 3;
-    const int base = is_electric(c) ? 3 : 0;
-    const int terms[2][2] = {{a, b}, {b, a}};
-    int count = 0;
-    for (const auto& t : terms) {
-      const Component src = Component(base + t[1]);
-      if (!lattice.has_axis(t[0]) || !lattice.has(src)) continue;
-      ++count;
-      differentiated[size_t(int(src))] = true;
-      if (has_psi(lattice, bc, c, t[0])) words += 2 * double(psi_length(lattice, bc, t[0]));
+    // The curl terms every update takes (curl_terms.h): E from H, H from E.
+    const fdtd::CurlTerms terms = fdtd::curl_terms(lattice, c);
+    for (int t = 0; t < terms.count; ++t) {
+      const fdtd::CurlTerm& term = terms.term[t];
+      differentiated[size_t(int(term.source))] = true;
+      if (has_psi(lattice, bc, c, term.axis)) words += 2 * double(psi_length(lattice, bc, term.axis));
     }
-    if (count == 0) continue;
+    if (terms.count == 0) continue;
     const size_t ci = size_t(int(c));
     words += 2 * n + (co.decay[ci].empty() ? 0 : n) + (co.scale[ci].empty() ? 0 : n);
   }

@@ -1,19 +1,9 @@
-// Update plans (update_plan.h): the CPU kernels' term resolution (fdtd_row.cpp) over any arrays.
+// Update plans (update_plan.h): the CPU kernels' layout and curl terms (curl_terms.h) over any arrays.
 #include "science/elec/cuda/update_plan.h"
 
-namespace spire::elec::cuda {
+#include "science/elec/curl_terms.h"
 
-LogicalLayout logical_layout(const YeeLattice& lattice) {
-  LogicalLayout L;
-  int next = 0;
-  for (int a = 0; a < 3; ++a)
-    if (!lattice.has_axis(a)) L.logical[size_t(a)] = next++;
-  for (int a = 0; a < 3; ++a)
-    if (lattice.has_axis(a)) L.logical[size_t(a)] = next++;
-  for (int a = 0; a < 3; ++a) L.n[size_t(L.logical[size_t(a)])] = lattice.n(a);
-  L.stride = {L.n[1] * L.n[2], L.n[2], 1};
-  return L;
-}
+namespace spire::elec::cuda {
 
 bool has_psi(const YeeLattice& lattice, const ResolvedBoundaries& boundaries, Component c, int axis) {
   const AxisBoundary& ab = boundaries.axis[size_t(axis)];
@@ -29,7 +19,7 @@ int64_t psi_length(const YeeLattice& lattice, const ResolvedBoundaries& boundari
 template <class T>
 StepPlan<T> make_step_plan(const YeeLattice& lattice, const ResolvedBoundaries& bc, const ArrayPointers<T>& arrays,
                            bool magnetic) {
-  const LogicalLayout L = logical_layout(lattice);
+  const fdtd::Layout L = fdtd::make_layout(lattice);
   StepPlan<T> plan;
   for (int m = 0; m < 3; ++m) {
     plan.n[m] = L.n[size_t(m)];
@@ -44,18 +34,13 @@ StepPlan<T> make_step_plan(const YeeLattice& lattice, const ResolvedBoundaries& 
     u.decay = arrays.decay[ci];
     u.scale = arrays.scale[ci];
     u.scale_uniform = arrays.scale_uniform[ci];
-    // (curl F)_c = d_a F_b - d_b F_a with a = c+1, b = c+2 (cyclic); F is H for E updates, E for H.
-    const int own = axis_of(c), a = (own + 1) % 3, b = (own + 2) % 3;
-    const int base = magnetic ? 0 : 3;
-    const int terms[2][2] = {{a, b}, {b, a}};  // (derivative axis, source axis)
-    for (int t = 0; t < 2; ++t) {
-      const int axis = terms[t][0];
-      const Component src = Component(base + terms[t][1]);
-      if (!lattice.has_axis(axis) || !lattice.has(src)) continue;
+    const fdtd::CurlTerms terms = fdtd::curl_terms(lattice, c);
+    for (int t = 0; t < terms.count; ++t) {
+      const int axis = terms.term[t].axis;
       TermPlan<T>& tm = u.term[u.terms++];
-      tm.src = arrays.field[size_t(int(src))];
+      tm.src = arrays.field[size_t(int(terms.term[t].source))];
       tm.l = L.logical[size_t(axis)];
-      tm.negative = t == 1;
+      tm.negative = terms.term[t].negative;
       const AxisBoundary& ab = bc.axis[size_t(axis)];
       if (ab.active && ab.pml_low + ab.pml_high > 0) {
         tm.b = arrays.pml_b[size_t(axis)][size_t(kind)];

@@ -3,13 +3,13 @@
 // bodies, yee_kernels.cuh, over the CPU engine's own arrays).
 //
 // A StepPlan describes one half step: every carried H component (an H plan) or every carried E
-// component (an E plan), each with the one or two terms of its curl, resolved exactly as the CPU
-// kernels resolve them (fdtd_row.cpp's component_updates): for component c with own axis o, the
-// terms are (derivative along o+1 of source component o+2) and (minus the derivative along o+2 of
-// source component o+1), cyclically, dropping a term whose axis or source the problem lacks; H is
-// updated from E (forward differences), E from H (backward differences).
+// component (an E plan), each with the one or two terms of its curl, resolved by the function the
+// CPU kernels use (curl_terms.h): for component c with own axis o, the terms are (derivative along
+// o+1 of source component o+2) and (minus the derivative along o+2 of source component o+1),
+// cyclically, dropping a term whose axis or source the problem lacks; H is updated from E (forward
+// differences), E from H (backward differences).
 //
-// Storage is seen in fdtd_row.h's logical layout (N0, N1, N2), N2 contiguous: 3D (x, y, z), 2D
+// Storage is seen in curl_terms.h's logical layout (N0, N1, N2), N2 contiguous: 3D (x, y, z), 2D
 // (-, x, y), 1D (-, -, z). A term's CPML tables are those of its physical axis for its kind of
 // update (cpml.h: [0] for E at integer positions, [1] for H at half-integer ones), indexed by the
 // sample's coordinate along that axis; its psi array is ordered like the lattice with the extent
@@ -68,14 +68,6 @@ struct ArrayPointers {
   std::array<std::array<const T*, 2>, 3> pml_b{}, pml_c{}, pml_kappa_term{};
   std::array<int64_t, 3> pml_low{}, pml_high{};
 };
-
-// The logical layout of fdtd_row.h's make_layout: extents, strides and the logical axis of each
-// physical one.
-struct LogicalLayout {
-  std::array<int64_t, 3> n{1, 1, 1}, stride{1, 1, 1};
-  std::array<int, 3> logical{0, 1, 2};
-};
-LogicalLayout logical_layout(const YeeLattice& lattice);
 
 // The plan of the H half step (magnetic = true) or the E half step over `arrays`.
 template <class T>

@@ -17,29 +17,16 @@
 #include "science/elec/job.h"
 #include "science/elec/job_run.h"
 #include "tests/common/expect_error.h"
+#include "tests/common/temp_dir.h"
 
 namespace spire::elec {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("spire_elec_ckpt_") + info->name() + "_" + tag;
-    for (char& c : name)
-      if (c == '/') c = '_';
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
+// The run's scratch directory: spire_elec_ckpt_<tag>_<test>_<pid>.
+struct TempDir : fixtures::TempDir {
+  explicit TempDir(const std::string& tag) : fixtures::TempDir("spire_elec_ckpt_" + tag + "_") {}
 };
 
 // A 2D run with something in every piece of state: CPML on x, a Drude medium (polarisations), a

@@ -10,6 +10,7 @@
 
 #include "engine/core/error.h"
 #include "science/elec/design_region.h"
+#include "tests/common/expect_error.h"
 
 namespace spire::elec {
 namespace {
@@ -136,35 +137,28 @@ TEST(DesignRegion, ChainIsTheTransposeOfTheDerivative) {
   }
 }
 
-template <class F>
-void expect_value_error(F f, const char* needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected a ValueError naming '" << needle << "'";
-  } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 TEST(DesignRegion, BadInputIsRefusedNamingIt) {
   const YeeLattice lat(Dimensions::two_tm, {3, 2, 0}, 10);
-  expect_value_error([] { DesignRegion({0, 0, 0}, {1, 1, 0}, {0, 2, 1}); }, "along x");
-  expect_value_error([] { DesignRegion({0, NAN, 0}, {1, 1, 0}, {2, 2, 1}); }, "y center");
-  expect_value_error([] { DesignRegion({0, 0, 0}, {1, -1, 0}, {2, 2, 1}); }, "size >= 0");
-  expect_value_error([&] { DesignRegion({1.2, 0, 0}, {1, 1, 0}, {2, 2, 1}).samples(lat); }, "outside the cell");
-  expect_value_error([&] { DesignRegion({0, 0, 0}, {1, 1, 0}, {2, 2, 3}).samples(lat); }, "no z axis");
-  expect_value_error([&] { DesignRegion({0, 0, 0}, {1, 0, 0}, {2, 1, 1}).samples(lat); }, "y size must be > 0");
-  expect_value_error([&] { DesignRegion({0.05, 0.05, 0}, {0.01, 0.01, 0}, {1, 1, 1}).samples(lat); },
-                     "no electric sample");
+  expect_error_naming<ValueError>([] { DesignRegion({0, 0, 0}, {1, 1, 0}, {0, 2, 1}); }, {"along x"});
+  expect_error_naming<ValueError>([] { DesignRegion({0, NAN, 0}, {1, 1, 0}, {2, 2, 1}); }, {"y center"});
+  expect_error_naming<ValueError>([] { DesignRegion({0, 0, 0}, {1, -1, 0}, {2, 2, 1}); }, {"size >= 0"});
+  expect_error_naming<ValueError>([&] { DesignRegion({1.2, 0, 0}, {1, 1, 0}, {2, 2, 1}).samples(lat); },
+                                  {"outside the cell"});
+  expect_error_naming<ValueError>([&] { DesignRegion({0, 0, 0}, {1, 1, 0}, {2, 2, 3}).samples(lat); },
+                                  {"no z axis"});
+  expect_error_naming<ValueError>([&] { DesignRegion({0, 0, 0}, {1, 0, 0}, {2, 1, 1}).samples(lat); },
+                                  {"y size must be > 0"});
+  expect_error_naming<ValueError>([&] { DesignRegion({0.05, 0.05, 0}, {0.01, 0.01, 0}, {1, 1, 1}).samples(lat); },
+                                  {"no electric sample"});
   const DesignRegion r({0, 0, 0}, {1, 1, 0}, {2, 2, 1});
   MaterialArrays m = MaterialArrays::vacuum(lat);
-  expect_value_error([&] { r.apply(m, lat, {1, 2, 3}); }, "got 3 design values");
-  expect_value_error([&] { r.apply(m, lat, {1, 2, 0, 3}); }, "design value 2");
-  expect_value_error([&] { r.apply(m, lat, {1, 2, 3, NAN}); }, "design value 3");
-  expect_value_error([&] { r.apply(m, lat, {1, 2, 3, INFINITY}); }, "design value 3");
-  expect_value_error([&] { r.chain(lat, {1, 2, 3, 4}, {1.0}); }, "derivatives");
+  expect_error_naming<ValueError>([&] { r.apply(m, lat, {1, 2, 3}); }, {"got 3 design values"});
+  expect_error_naming<ValueError>([&] { r.apply(m, lat, {1, 2, 0, 3}); }, {"design value 2"});
+  expect_error_naming<ValueError>([&] { r.apply(m, lat, {1, 2, 3, NAN}); }, {"design value 3"});
+  expect_error_naming<ValueError>([&] { r.apply(m, lat, {1, 2, 3, INFINITY}); }, {"design value 3"});
+  expect_error_naming<ValueError>([&] { r.chain(lat, {1, 2, 3, 4}, {1.0}); }, {"derivatives"});
   MaterialArrays small = MaterialArrays::vacuum(YeeLattice(Dimensions::two_tm, {1, 1, 0}, 10));
-  expect_value_error([&] { r.apply(small, lat, {1, 2, 3, 4}); }, "inv_eps of Ez");
+  expect_error_naming<ValueError>([&] { r.apply(small, lat, {1, 2, 3, 4}); }, {"inv_eps of Ez"});
 }
 
 }  // namespace

@@ -5,28 +5,17 @@
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 
 #include "engine/core/error.h"
 #include "engine/data/hdf5_util.h"
+#include "tests/common/expect_error.h"
+#include "tests/common/temp_dir.h"
 
 namespace spire::elec {
 namespace {
-
-namespace fs = std::filesystem;
-
-fs::path temp_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path d = fs::temp_directory_path() / (std::string("spire_elec_dftout_") + info->name() + "_" +
-                                            std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 // A 2D DFT over part of a small TM lattice, fed a few steps of a field that differs at every
 // sample, so that any transposition shows.
@@ -44,19 +33,17 @@ DftFields sample_dft() {
 }
 
 TEST(DftOutput, FileHoldsTheValuesXFastestAndReadsBack) {
-  const fs::path dir = temp_dir();
+  const fixtures::TempDir dir("spire_elec_dftout_");
   const DftFields d = sample_dft();
   const auto shape = d.shape();
   ASSERT_GT(shape[0], 1);
   ASSERT_GT(shape[1], 1);
   ASSERT_NE(shape[0], shape[1]);
-  const std::string path = (dir / "ez_dft.h5").string();
+  const std::string path = dir.file("ez_dft.h5");
   write_dft_fields(path, d, Provenance{"[cell]\n", 7});
 
   // Only the finished file is there.
-  size_t files = 0;
-  for (auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
-  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"ez_dft.h5"});
 
   // The raw layout: real/imag [f][n_z][n_y][n_x].
   {
@@ -97,34 +84,22 @@ TEST(DftOutput, FileHoldsTheValuesXFastestAndReadsBack) {
   EXPECT_EQ(back.dt, d.dt());
   EXPECT_EQ(back.steps, 5);
   EXPECT_EQ(back.values, d.data());
-  fs::remove_all(dir);
 }
 
 TEST(DftOutput, ErrorsNameThePath) {
-  const fs::path dir = temp_dir();
+  const fixtures::TempDir dir("spire_elec_dftout_");
   const DftFields d = sample_dft();
-  const std::string missing = (dir / "no" / "such" / "f.h5").string();
-  try {
-    write_dft_fields(missing, d);
-    FAIL() << "no error";
-  } catch (const IOError& e) {
-    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
-  }
-  { std::ofstream(dir / "text.h5") << "not HDF5"; }
-  EXPECT_THROW(read_dft_fields((dir / "text.h5").string()), IOError);
+  const std::string missing = dir.file("no/such/f.h5");
+  expect_error_naming<IOError>([&] { write_dft_fields(missing, d); }, {missing});
+  { std::ofstream(dir.file("text.h5")) << "not HDF5"; }
+  expect_error_naming<IOError>([&] { read_dft_fields(dir.file("text.h5")); }, {"text.h5", "not an HDF5 file"});
   // An HDF5 file of another kind.
   {
-    data::Hdf5Id file(H5Fcreate((dir / "other.h5").string().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-                      H5Fclose);
+    data::Hdf5Id file(H5Fcreate(dir.file("other.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
     ASSERT_GE(file.id, 0);
   }
-  try {
-    read_dft_fields((dir / "other.h5").string());
-    FAIL() << "no error";
-  } catch (const IOError& e) {
-    EXPECT_NE(std::string(e.what()).find("not a spire.elec.dft_fields file"), std::string::npos) << e.what();
-  }
-  fs::remove_all(dir);
+  expect_error_naming<IOError>([&] { read_dft_fields(dir.file("other.h5")); },
+                               {"other.h5", "not a spire.elec.dft_fields file"});
 }
 
 }  // namespace

@@ -14,30 +14,13 @@
 #include "engine/core/error.h"
 #include "engine/data/hdf5_util.h"
 #include "science/elec/field_output.h"
+#include "tests/common/temp_dir.h"
 
 namespace spire::elec {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() / (std::string("spire_elec_fo_") + info->name() + "_" +
-                                                      std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (auto& e : std::filesystem::directory_iterator(path_)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::filesystem::path path_;
+struct TempDir : fixtures::TempDir {
+  TempDir() : fixtures::TempDir("spire_elec_fo_") {}
 };
 
 // A strict little XML reader: elements, attributes in double quotes, text, the declaration.

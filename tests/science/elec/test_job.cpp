@@ -14,25 +14,10 @@
 #include "science/elec/job.h"
 #include "science/elec/job_run.h"
 #include "tests/common/expect_error.h"
+#include "tests/common/temp_dir.h"
 
 namespace spire::elec {
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() / (std::string("spire_elec_job_") + info->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Every section and most keys, as a user would write them.
 const char* kFullJob = R"(
@@ -318,25 +303,22 @@ checkpoint_every = 100
   EXPECT_EQ(one.run.checkpoint_steps, 100);
 }
 
-// A small valid job, to be broken one key at a time.
-std::string small_job(const std::string& extra = "", const std::string& cell_extra = "") {
-  return R"(
-[cell]
-size = [4, 3]
-resolution = 10
-)" + cell_extra + R"(
-[[source]]
-component = "Ez"
-center = [0, 0]
-[source.profile]
-kind = "gaussian"
-frequency = 0.5
-fwidth = 0.2
-)" + extra + R"(
-[run]
-until = 5
-)";
+// A small valid job, to be broken one part at a time: a 4 x 3 cell at resolution 10 ("2d": the
+// source's component picks the polarization) with one source at the origin.
+struct SmallJob {
+  std::string cell;  // more [cell] keys
+  std::string component = "Ez";
+  std::string profile = "kind = \"gaussian\"\nfrequency = 0.5\nfwidth = 0.2\n";  // [source.profile]
+  std::string extra;  // tables between the source and [run]
+  std::string run = "until = 5\n";
+};
+
+std::string small_job_with(const SmallJob& j) {
+  return "[cell]\nsize = [4, 3]\nresolution = 10\n" + j.cell + "\n[[source]]\ncomponent = \"" + j.component +
+         "\"\ncenter = [0, 0]\n[source.profile]\n" + j.profile + j.extra + "\n[run]\n" + j.run;
 }
+// With tables added before [run].
+std::string small_job(const std::string& extra = "") { return small_job_with({.extra = extra}); }
 
 void expect_config_error(const std::string& toml, const std::vector<std::string>& words) {
   expect_error_naming<ConfigError>([&] { parse_em_job(toml, "job.toml"); }, words);
@@ -346,46 +328,24 @@ TEST(Job, ErrorsNameTheKeyAndWhatIsAllowed) {
   // The small job itself is fine.
   EXPECT_NO_THROW(parse_em_job(small_job(), "job.toml"));
   // Unknown keys: named, with their table and the allowed ones.
-  expect_config_error(small_job("", "resolutoin = 3"), {"job.toml", "resolutoin", "[cell]", "resolution"});
+  expect_config_error(small_job_with({.cell = "resolutoin = 3"}), {"job.toml", "resolutoin", "[cell]", "resolution"});
   expect_config_error(small_job("[[monitor]]\nkind = \"flux\"\nfrequencies = [1]\nbox = { center = [0, 0], size = "
                                 "[1, 1] }\nbogus = 1\n"),
                       {"bogus", "monitor[0]", "save_data"});
   expect_config_error(small_job() + "\n[output]\nfiel = \"x.h5\"\n", {"fiel", "[output]", "file"});
   // Wrong types and bad values, with the table path.
-  expect_config_error(small_job("", "courant = \"half\""), {"cell.courant", "number"});
-  expect_config_error(small_job("", "precision = \"float16\""), {"cell.precision", "float32", "float64"});
+  expect_config_error(small_job_with({.cell = "courant = \"half\""}), {"cell.courant", "number"});
+  expect_config_error(small_job_with({.cell = "precision = \"float16\""}), {"cell.precision", "float32", "float64"});
   expect_config_error(R"([cell]
 size = [4, 3]
 resolution = -1
 [run]
 until = 1
 )", {"cell.resolution", "> 0", "-1"});
-  expect_config_error(small_job("", "courant = 0.8"), {"courant", "stability limit"});
-  expect_config_error(R"([cell]
-size = [4, 3]
-resolution = 10
-[[source]]
-component = "Ez"
-center = [0, 0]
-[source.profile]
-kind = "gaussian"
-frequency = 0.5
-[run]
-until = 1
-)", {"source[0].profile", "fwidth"});
-  expect_config_error(R"([cell]
-size = [4, 3]
-resolution = 10
-[[source]]
-component = "Eq"
-center = [0, 0]
-[source.profile]
-kind = "gaussian"
-frequency = 0.5
-fwidth = 0.1
-[run]
-until = 1
-)", {"source[0].component", "Ex, Ey, Ez, Hx, Hy, Hz", "Eq"});
+  expect_config_error(small_job_with({.cell = "courant = 0.8"}), {"courant", "stability limit"});
+  expect_config_error(small_job_with({.profile = "kind = \"gaussian\"\nfrequency = 0.5\n"}),
+                      {"source[0].profile", "fwidth"});
+  expect_config_error(small_job_with({.component = "Eq"}), {"source[0].component", "Ex, Ey, Ez, Hx, Hy, Hz", "Eq"});
   // Materials and geometry.
   expect_config_error(small_job("[[geometry]]\nshape = \"sphere\"\nradius = 1\nmaterial = \"unobtainium\"\n"),
                       {"geometry[0].material", "unobtainium", "vacuum"});
@@ -426,26 +386,8 @@ until_after_sources = 2
 )", {"[run]", "until", "not both"});
   expect_config_error(small_job() + "checkpoint_every = \"ten minutes\"\n", {"run.checkpoint_every", "30 min"});
   // "2d" needs the sources to say which polarization.
-  expect_config_error(R"([cell]
-size = [4, 3]
-resolution = 10
-[[source]]
-component = "Ez"
-center = [0, 0]
-[source.profile]
-kind = "gaussian"
-frequency = 0.5
-fwidth = 0.1
-[[source]]
-component = "Hz"
-center = [0, 0]
-[source.profile]
-kind = "gaussian"
-frequency = 0.5
-fwidth = 0.1
-[run]
-until = 1
-)", {"source[0] (Ez)", "source[1] (Hz)", "2d_tm", "2d_te"});
+  const std::string second = "[[source]]\ncomponent = \"Hz\"\ncenter = [0, 0]\n[source.profile]\n" + SmallJob{}.profile;
+  expect_config_error(small_job(second), {"source[0] (Ez)", "source[1] (Hz)", "2d_tm", "2d_te"});
   // TOML syntax errors: the file, line and column.
   expect_config_error("[cell\nsize = 1", {"job.toml:1:"});
 }
@@ -530,7 +472,7 @@ std::vector<double> read_dataset(const std::string& path, const std::string& nam
 }
 
 TEST(Job, RunEqualsTheSameProblemThroughTheApiAndItsResultsFileHoldsIt) {
-  TempDir dir;
+  const fixtures::TempDir dir("spire_elec_job_");
   EmJob job = parse_em_job(kRunJob, "guide.toml", dir.path());
   JobRun run(job);
   EXPECT_EQ(run.total_steps(), 320);  // until 20 / dt 0.0625
@@ -584,18 +526,9 @@ TEST(Job, BuildErrorsNameTheMonitor) {
                                  "job.toml");
   expect_error_naming<ValueError>([&] { JobRun run(job); }, {"monitor \"far\"", "outside the cell"});
   // until_after_sources with a source that never ends.
-  const EmJob cw = parse_em_job(R"([cell]
-size = [4, 3]
-resolution = 10
-[[source]]
-component = "Ez"
-center = [0, 0]
-[source.profile]
-kind = "continuous"
-frequency = 0.5
-[run]
-until_after_sources = 5
-)", "cw.toml");
+  const EmJob cw = parse_em_job(
+      small_job_with({.profile = "kind = \"continuous\"\nfrequency = 0.5\n", .run = "until_after_sources = 5\n"}),
+      "cw.toml");
   JobRun run(cw);
   expect_error_naming<ValueError>([&] { run.total_steps(); }, {"until_after_sources", "end_time"});
 }

@@ -16,6 +16,7 @@
 #include "science/elec/analytic.h"
 #include "science/elec/monitors.h"
 #include "science/elec/problem.h"
+#include "tests/science/elec/support_current_dft.h"
 
 namespace spire::elec {
 namespace {
@@ -34,20 +35,13 @@ TEST(PhysicsDipole, LineCurrentBoxFluxEqualsFarFieldPowerAndTheAnalyticPower2D) 
   const auto box = box_regions(sim.lattice(), Vec3{}, Vec3{1.2, 1.2, 0});
   Flux& flux = monitors.add_flux(box, freqs);
   Near2Far& n2f = monitors.add_near2far(box, freqs);
-  // The current's DFT, accumulated alongside (the same sum the field DFTs make).
-  std::vector<std::complex<double>> current(freqs.size());
-  sim.add_step_callback(1, [&](Simulation& s) {
-    const double dt = s.dt(), t_mid = s.time() - dt / 2;  // the E step just taken
-    const double j = pulse->current(t_mid, dt).real();
-    for (size_t i = 0; i < freqs.size(); ++i)
-      current[i] += j * std::exp(std::complex<double>(0, 2 * std::numbers::pi * freqs[i] * t_mid)) * dt;
-  });
+  const testing::CurrentDft current(sim, pulse, freqs);  // accumulated alongside the field DFTs
   sim.run(pulse->end_time() + 12);
   const auto box_flux = flux.flux();
   const auto far = n2f.radiated_power(20.0);
   for (size_t i = 0; i < freqs.size(); ++i) {
     const double omega = 2 * std::numbers::pi * freqs[i];
-    const double analytic = 2 * line_current_power(ComplexVec3{0, 0, current[i]}, omega);
+    const double analytic = 2 * line_current_power(ComplexVec3{0, 0, current.values()[i]}, omega);
     EXPECT_NEAR(box_flux[i] / analytic, 1, 0.02) << "f " << freqs[i];
     EXPECT_NEAR(far[i] / analytic, 1, 0.02) << "f " << freqs[i];
     EXPECT_NEAR(far[i] / box_flux[i], 1, 0.01) << "f " << freqs[i];

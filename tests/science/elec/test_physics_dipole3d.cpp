@@ -35,6 +35,7 @@
 #include "science/elec/analytic.h"
 #include "science/elec/monitors.h"
 #include "science/elec/problem.h"
+#include "tests/science/elec/support_current_dft.h"
 
 namespace spire::elec {
 namespace {
@@ -65,14 +66,7 @@ DipoleFigures measure(double resolution) {
   const auto box = box_regions(sim.lattice(), Vec3{}, Vec3{2 * half, 2 * half, 2 * half});
   Flux& flux = monitors.add_flux(box, freqs);
   Near2Far& n2f = monitors.add_near2far(box, freqs);
-  // The current's DFT, accumulated alongside (the same sum the field DFTs make).
-  std::vector<std::complex<double>> current(freqs.size());
-  sim.add_step_callback(1, [&](Simulation& s) {
-    const double dt = s.dt(), t_mid = s.time() - dt / 2;  // the E step just taken
-    const double j = pulse->current(t_mid, dt).real();
-    for (size_t i = 0; i < freqs.size(); ++i)
-      current[i] += j * std::exp(std::complex<double>(0, 2 * kPi * freqs[i] * t_mid)) * dt;
-  });
+  const testing::CurrentDft current(sim, pulse, freqs);  // accumulated alongside the field DFTs
   // Until the pulse has crossed the box and the PML has taken it (a few light-crossings of the cell).
   sim.run(pulse->end_time() + 2 * side + 5);
 
@@ -92,7 +86,7 @@ DipoleFigures measure(double resolution) {
   const auto fields = n2f.far_fields(points);
   for (size_t i = 0; i < freqs.size(); ++i) {
     const double omega = 2 * kPi * freqs[i];
-    const ComplexVec3 moment = dipole_moment_of_current(ComplexVec3{0, 0, current[i]}, omega);
+    const ComplexVec3 moment = dipole_moment_of_current(ComplexVec3{0, 0, current.values()[i]}, omega);
     const double analytic = 2 * dipole_power(moment, omega);
     out.box.push_back(box_flux[i] / analytic);
     out.far.push_back(far_power[i] / analytic);

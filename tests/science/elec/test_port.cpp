@@ -31,41 +31,21 @@
 
 #include "engine/core/error.h"
 #include "science/elec/port.h"
-#include "science/elec/units.h"
+#include "tests/common/expect_error.h"
+#include "tests/science/elec/support_plate_line.h"
 
 namespace spire::elec {
 namespace {
 
-using cd = std::complex<double>;
-constexpr double kEta0 = si::kVacuumImpedance;
-constexpr double kPi = std::numbers::pi;
+using namespace testing;  // the parallel-plate line
 
-// The parallel-plate line: nx cells along x (dx = 1), plates 2 apart, 4 wide (Z = eta0 / 2).
-constexpr double kW = 4, kG = 2;
+// The parallel-plate line (support_plate_line.h) nx cells long.
 YeeLattice line_lattice(int nx) { return YeeLattice(Dimensions::three, {double(nx), kW, kG}, 1.0); }
 Boundaries line_walls(bool open_ends) {
   Boundaries b;  // pec everywhere: the plates are the z walls
   b.set_periodic(1);
   if (open_ends) b.set_pmc(0);
   return b;
-}
-LumpedPort line_port(double x, double ohms, std::shared_ptr<const TimeProfile> profile = nullptr) {
-  LumpedPort p;
-  p.component = Component::Ez;
-  p.center = {x, 0, 0};
-  p.size = {0, kW, kG};
-  p.resistance = ohms;
-  p.profile = std::move(profile);
-  return p;
-}
-constexpr double kLcell = kG / kW, kCnode = kW / kG;  // normalised, dx = 1
-
-// A Gaussian pulse that starts smoothly (cutoff 8 widths: exp(-32) at its start). Meep's cutoff of
-// 5 starts it at exp(-12.5) ~ 4e-6 of its peak; that step excites the lattice's band edge, where
-// waves barely move, and leaves fields of ~1e-7 that fade as a power of t: the DFTs would then not
-// reach rounding level.
-std::shared_ptr<GaussianSource> pulse(double f, double fwidth) {
-  return std::make_shared<GaussianSource>(f, fwidth, 0, 8);
 }
 
 Simulation make_run(const YeeLattice& lattice, const Boundaries& walls, const std::vector<LumpedPort>& ports,
@@ -79,24 +59,12 @@ Simulation make_run(const YeeLattice& lattice, const Boundaries& walls, const st
   return make_run(lattice, walls, ports, MaterialArrays::vacuum(lattice));
 }
 
-double omega_tilde(double f, double dt) { return 2 * std::sin(kPi * f * dt) / dt; }
-
 // The source voltage the run injects over step n (centred on t_n + dt/2), as the solver asks it
 // (its real part in a real-field run).
 cd source_voltage(const LumpedPort& p, double t_mid, double dt, bool complex_fields = false) {
   if (t_mid + dt < p.profile->start_time() || t_mid - dt > p.profile->end_time()) return 0;
   const cd v = p.amplitude * p.profile->current(t_mid, dt);
   return complex_fields ? v : cd(v.real());
-}
-
-template <class F>
-void expect_error(F f, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning '" << fragment << "'";
-  } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
 }
 
 TEST(Port, LayoutCountsTheGapsSamplesAndItsLoop) {
@@ -132,37 +100,38 @@ TEST(Port, ErrorsNameWhatIsWrong) {
   const YeeLattice L = line_lattice(6);
   LumpedPort p = line_port(0, 50);
   p.component = Component::Hz;
-  expect_error([&] { port_layout(p, L); }, "an E component");
+  expect_error_naming<ValueError>([&] { port_layout(p, L); }, {"an E component"});
   p = line_port(0, 50);
   p.center.x = 2.9;
   p.size.x = 0.4;
-  expect_error([&] { port_layout(p, L); }, "outside the cell");
+  expect_error_naming<ValueError>([&] { port_layout(p, L); }, {"outside the cell"});
   p = line_port(0, 0);
-  expect_error([&] { port_layout(p, L); }, "resistance must be finite and > 0");
+  expect_error_naming<ValueError>([&] { port_layout(p, L); }, {"resistance must be finite and > 0"});
   p = line_port(0, -5);
-  expect_error([&] { port_layout(p, L); }, "resistance must be finite and > 0");
+  expect_error_naming<ValueError>([&] { port_layout(p, L); }, {"resistance must be finite and > 0"});
   p = line_port(0, 50);
   p.size.z = 0;
-  expect_error([&] { port_layout(p, L); }, "length");
+  expect_error_naming<ValueError>([&] { port_layout(p, L); }, {"length"});
   p = line_port(0, 50);
   p.size.z = 0.2;  // between two Ez samples along z
   p.center.z = 0;
-  expect_error([&] { port_layout(p, L); }, "no Ez sample");
+  expect_error_naming<ValueError>([&] { port_layout(p, L); }, {"no Ez sample"});
   const YeeLattice tm(Dimensions::two_tm, {4, 4, 0}, 2.0);
   p = line_port(0, 50);
   p.component = Component::Ex;
-  expect_error([&] { port_layout(p, tm); }, "does not carry Ex");
+  expect_error_naming<ValueError>([&] { port_layout(p, tm); }, {"does not carry Ex"});
   // Inside a perfect conductor, two ports on one gap, a gap on a pec wall.
   MaterialArrays m = MaterialArrays::vacuum(L);
   for (double& v : m.inverse[2]) v = 0;
-  expect_error([&] { load_ports(m, L, {line_port(0, 50)}); }, "perfect electric conductor");
+  expect_error_naming<ValueError>([&] { load_ports(m, L, {line_port(0, 50)}); }, {"perfect electric conductor"});
   m = MaterialArrays::vacuum(L);
-  expect_error([&] { load_ports(m, L, {line_port(0, 50), line_port(0, 70)}); }, "ports 0 and 1 share");
+  expect_error_naming<ValueError>([&] { load_ports(m, L, {line_port(0, 50), line_port(0, 70)}); },
+                                  {"ports 0 and 1 share"});
   m = MaterialArrays::vacuum(L);
   const std::vector<LumpedPort> wall{line_port(-3, 50, std::make_shared<GaussianSource>(0.1, 0.1))};
   load_ports(m, L, wall);
   Simulation sim(L, m, line_walls(false), 0.5);
-  expect_error([&] { add_port_sources(sim, wall); }, "pec wall");
+  expect_error_naming<ValueError>([&] { add_port_sources(sim, wall); }, {"pec wall"});
 }
 
 // Per step: I^{n+1/2} = (V_s^{n+1/2} - (V^n + V^{n+1})/2)/R - C (V^{n+1} - V^n)/dt for a one-cell
@@ -229,7 +198,7 @@ TEST(Port, AmpereLoopObeysTheDiscreteTheveninLawEachStep) {
 // fields decay to rounding, for a gap two cells long (the TEM field is uniform along it).
 TEST(Port, AmpereLoopObeysTheDiscreteTheveninLawAfterTheDft) {
   const YeeLattice L = line_lattice(21);
-  const double z_line = kEta0 * kG / kW;
+  const double z_line = kZline;
   const LumpedPort drive = line_port(-9.5, z_line, pulse(0.04, 0.06));
   const std::vector<LumpedPort> ports{drive, line_port(10.5, z_line)};
   Simulation sim = make_run(L, line_walls(true), ports);
@@ -329,7 +298,7 @@ TEST(Port, MonitorStateContinuesBitForBit) {
     EXPECT_EQ(m2.voltage()[f], mw.voltage()[f]);
     EXPECT_EQ(m2.current()[f], mw.current()[f]);
   }
-  expect_error([&] { m2.load_state({{"port/V", {1.0}}}); }, "port/V");
+  expect_error_naming<ValueError>([&] { m2.load_state({{"port/V", {1.0}}}); }, {"port/V"});
 }
 
 }  // namespace

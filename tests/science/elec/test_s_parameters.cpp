@@ -27,31 +27,14 @@
 
 #include "engine/core/error.h"
 #include "science/elec/s_parameters.h"
-#include "science/elec/units.h"
+#include "tests/common/expect_error.h"
+#include "tests/science/elec/support_plate_line.h"
 
 namespace spire::elec {
 namespace {
 
-using cd = std::complex<double>;
-constexpr double kEta0 = si::kVacuumImpedance;
-constexpr double kPi = std::numbers::pi;
-constexpr double kW = 4, kG = 2, kLength = 20;  // the ports are 20 cells apart
-const double kZline = kEta0 * kG / kW;
-
-// A Gaussian pulse that starts smoothly (test_port.cpp's pulse() says why).
-std::shared_ptr<GaussianSource> pulse(double f, double fwidth) {
-  return std::make_shared<GaussianSource>(f, fwidth, 0, 8);
-}
-
-LumpedPort line_port(double x, double ohms, std::shared_ptr<const TimeProfile> profile) {
-  LumpedPort p;
-  p.component = Component::Ez;
-  p.center = {x, 0, 0};
-  p.size = {0, kW, kG};
-  p.resistance = ohms;
-  p.profile = std::move(profile);
-  return p;
-}
+using namespace testing;        // the parallel-plate line
+constexpr double kLength = 20;  // the ports are 20 cells apart
 
 // 21 Ez nodes along x between pmc walls: the first (x = -9.5) and the last (x = 10.5, sample 0)
 // carry the ports.
@@ -77,8 +60,8 @@ Matrix2 multiply(const Matrix2& a, const Matrix2& b) {
 // The lattice's ladder between the two port nodes, as S-parameters for reference impedance z0
 // (normalised) at both ports.
 Matrix2 ladder_s(double f, double dt, double z0) {
-  const double wt = 2 * std::sin(kPi * f * dt) / dt;
-  const cd z_series(0, -wt * kG / kW), y_shunt(0, -wt * kW / kG);
+  const double wt = omega_tilde(f, dt);
+  const cd z_series(0, -wt * kLcell), y_shunt(0, -wt * kCnode);
   Matrix2 abcd{{{1.0, z_series}, {0.0, 1.0}}};
   for (int cell = 1; cell < int(kLength); ++cell) {
     abcd = multiply(abcd, Matrix2{{{1.0, 0.0}, {y_shunt, 1.0}}});
@@ -94,16 +77,6 @@ const std::vector<double> kFreqs{0.01, 0.02, 0.03, 0.05, 0.07, 0.1};
 
 // b_i / a_0 in the run exciting port 0.
 cd r_plain(const SParameterResult& r, size_t i, size_t f) { return r.reflected[0][i][f] / r.incident[0][0][f]; }
-
-template <class F>
-void expect_error(F f, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning '" << fragment << "'";
-  } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
 
 TEST(SParameters, MatchedLineAgainstTheLatticeLadderAndTheContinuum) {
   const SParameterResult r = s_parameters(line(kZline, kZline), kFreqs, 700);
@@ -182,28 +155,28 @@ TEST(SParameters, ErrorsNameWhatIsWrong) {
   const Problem good = line(kZline, kZline);
   Problem p = good;
   p.ports.clear();
-  expect_error([&] { s_parameters(p, kFreqs, 100); }, "no ports");
+  expect_error_naming<ValueError>([&] { s_parameters(p, kFreqs, 100); }, {"no ports"});
   p = good;
   p.ports[1].profile = nullptr;
-  expect_error([&] { s_parameters(p, kFreqs, 700); }, "port 1 has no profile");
+  expect_error_naming<ValueError>([&] { s_parameters(p, kFreqs, 700); }, {"port 1 has no profile"});
   SParameterOptions o;
   o.excite = {0, 2};
-  expect_error([&] { s_parameters(good, kFreqs, 700, o); }, "excite names port 2");
+  expect_error_naming<ValueError>([&] { s_parameters(good, kFreqs, 700, o); }, {"excite names port 2"});
   o.excite = {1, 1};
-  expect_error([&] { s_parameters(good, kFreqs, 700, o); }, "twice");
+  expect_error_naming<ValueError>([&] { s_parameters(good, kFreqs, 700, o); }, {"twice"});
   o = {};
   o.decay_by = 1.5;
-  expect_error([&] { s_parameters(good, kFreqs, 700, o); }, "decay_by");
+  expect_error_naming<ValueError>([&] { s_parameters(good, kFreqs, 700, o); }, {"decay_by"});
   p = good;
   p.sources.push_back(point_dipole(Component::Ez, {0, 0, 0}, pulse(0.05, 0.05)));
-  expect_error([&] { s_parameters(p, kFreqs, 700); }, "only excitation");
-  expect_error([&] { s_parameters(good, {}, 700); }, "no frequencies");
-  expect_error([&] { s_parameters(good, {0.05, -1}, 700); }, "frequencies must be finite and > 0");
-  expect_error([&] { s_parameters(good, kFreqs, 0); }, "until must be finite and > 0");
-  expect_error([&] { s_parameters(good, kFreqs, 50); }, "ends before port 0's excitation");
+  expect_error_naming<ValueError>([&] { s_parameters(p, kFreqs, 700); }, {"only excitation"});
+  expect_error_naming<ValueError>([&] { s_parameters(good, {}, 700); }, {"no frequencies"});
+  expect_error_naming<ValueError>([&] { s_parameters(good, {0.05, -1}, 700); }, {"frequencies must be finite and > 0"});
+  expect_error_naming<ValueError>([&] { s_parameters(good, kFreqs, 0); }, {"until must be finite and > 0"});
+  expect_error_naming<ValueError>([&] { s_parameters(good, kFreqs, 50); }, {"ends before port 0's excitation"});
   p = good;
   p.ports[0].component = Component::Hz;
-  expect_error([&] { s_parameters(p, kFreqs, 700); }, "an E component");
+  expect_error_naming<ValueError>([&] { s_parameters(p, kFreqs, 700); }, {"an E component"});
 }
 
 }  // namespace

@@ -17,25 +17,25 @@
 #include "science/sponge/lattice.h"
 #include "science/sponge/lennard_jones.h"
 #include "science/sponge/monte_carlo_barostat.h"
-#include "science/sponge/velocities.h"
 #include "science/sponge/thermo.h"
+#include "science/sponge/velocities.h"
+#include "tests/common/temp_dir.h"
 #include "tests/science/sponge/support_hdf5_read.h"
 #include "tests/science/sponge/support_io_doubles.h"
-#include "tests/science/sponge/support_temp_dir.h"
 
 namespace spire::sponge {
 namespace {
 
 using testing::quiet;
-using testing::read_all;
+using fixtures::read_all;
 using data::Hdf5Id;
 using testing::NoisyVerlet;
 using testing::Toy;
 using testing::toy;
 
 // A scratch directory named after the test.
-struct TempDir : testing::TempDir {
-  TempDir() : testing::TempDir("sponge_io_checkpoint_") {}
+struct TempDir : fixtures::TempDir {
+  TempDir() : fixtures::TempDir("sponge_io_checkpoint_") {}
 };
 
 std::shared_ptr<NoisyVerlet> integrator(double dt = 0.002, uint64_t seed = 21) {

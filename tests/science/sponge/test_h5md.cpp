@@ -12,9 +12,9 @@
 #include "engine/core/error.h"
 #include "engine/data/hdf5_util.h"
 #include "science/sponge/h5md.h"
+#include "tests/common/temp_dir.h"
 #include "tests/science/sponge/support_hdf5_read.h"
 #include "tests/science/sponge/support_io_doubles.h"
-#include "tests/science/sponge/support_temp_dir.h"
 
 namespace spire::sponge {
 namespace {
@@ -26,8 +26,8 @@ using testing::Toy;
 using testing::toy;
 
 // A scratch directory named after the test.
-struct TempDir : testing::TempDir {
-  TempDir() : testing::TempDir("sponge_io_h5md_") {}
+struct TempDir : fixtures::TempDir {
+  TempDir() : fixtures::TempDir("sponge_io_h5md_") {}
 };
 
 // --- Reading with the C API ---

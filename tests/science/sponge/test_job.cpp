@@ -28,26 +28,17 @@
 #include "science/sponge/velocities.h"
 #include "science/sponge/velocity_verlet.h"
 #include "science/sponge/water.h"
+#include "tests/common/temp_dir.h"
 
 namespace spire::sponge {
 namespace {
 
 using data::Hdf5Id;
+using fixtures::read_all;
 
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag = "") {
-    path_ = std::filesystem::temp_directory_path() /
-            (std::string("sponge_job_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + tag);
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
+// The job's scratch directory: sponge_job_<test><tag>_<pid>.
+struct TempDir : fixtures::TempDir {
+  explicit TempDir(const std::string& tag = "") : fixtures::TempDir("sponge_job" + tag + "_") {}
 };
 
 // The ConfigError message of parsing `toml`, "" when it parses.
@@ -697,11 +688,6 @@ steps = 1
         << e.what();
     EXPECT_NE(std::string(e.what()).find("its types: O, H, Na, Cl"), std::string::npos) << e.what();
   }
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

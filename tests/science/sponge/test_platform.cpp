@@ -24,13 +24,14 @@
 #include "science/sponge/checkpoint.h"
 #include "science/sponge/job.h"
 #include "science/sponge/platform.h"
+#include "tests/common/temp_dir.h"
 #include "tests/science/sponge/support_hdf5_read.h"
-#include "tests/science/sponge/support_temp_dir.h"
 
 namespace spire::sponge {
 namespace {
 
-using testing::TempDir;
+using fixtures::read_all;
+using fixtures::TempDir;
 
 // What the reference platform's devices did, for the chunking checks.
 struct DeviceLog {
@@ -130,13 +131,6 @@ void expect_same_results(const Simulation& a, const Simulation& b) {
   EXPECT_EQ(a.integrator().save_state(), b.integrator().save_state());
   EXPECT_EQ(a.observables().pressure_tensor.m, b.observables().pressure_tensor.m);  // with the constraint virial
   EXPECT_EQ(a.observables().conserved_energy, b.observables().conserved_energy);
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 testing::DoubleArray read_dataset(const std::string& path, const std::string& name) {

@@ -9,14 +9,14 @@
 
 #include "engine/core/error.h"
 #include "science/sponge/thermo.h"
+#include "tests/common/temp_dir.h"
 #include "tests/science/sponge/support_io_doubles.h"
-#include "tests/science/sponge/support_temp_dir.h"
 
 namespace spire::sponge {
 namespace {
 
 using testing::quiet;
-using testing::read_all;
+using fixtures::read_all;
 using testing::NoisyVerlet;
 using testing::Toy;
 using testing::toy;
@@ -116,8 +116,8 @@ TEST(SpongeThermo, EnergiesPerParticleInLjUnitsAsLammps) {
 }
 
 // A scratch directory named after the test.
-struct TempDir : testing::TempDir {
-  TempDir() : testing::TempDir("sponge_io_thermo_") {}
+struct TempDir : fixtures::TempDir {
+  TempDir() : fixtures::TempDir("sponge_io_thermo_") {}
 };
 
 TEST(SpongeThermo, CsvHoldsFullPrecisionAndResumesAfterTheRestartStep) {

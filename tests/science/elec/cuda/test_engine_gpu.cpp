@@ -16,8 +16,8 @@
 #include "engine/core/error.h"
 #include "science/elec/cuda/device_info.h"
 #include "science/elec/simulation_engine.h"
+#include "tests/common/require_gpu.h"
 #include "tests/science/elec/cuda/support_compare.h"
-#include "tests/science/elec/cuda/support_gpu.h"
 #include "tests/science/elec/support_cavity.h"
 
 namespace spire::elec {

@@ -14,9 +14,9 @@
 #include "science/elec/cuda/source_batch.h"
 #include "science/elec/cuda/yee_engine.h"
 #include "science/elec/simulation_engine.h"
+#include "tests/common/require_gpu.h"
 #include "tests/science/elec/cuda/host_backend.h"
 #include "tests/science/elec/cuda/support_compare.h"
-#include "tests/science/elec/cuda/support_gpu.h"
 
 namespace spire::elec::cuda {
 namespace {
@@ -126,7 +126,7 @@ TEST(ElecCudaEngineHost, CudaPlatformRefusesWithOrWithoutADevice) {
   bloch.set_bloch(0, 0.2).set_periodic(1);
   EXPECT_THROW(Simulation(lattice, MaterialArrays::vacuum(lattice), bloch, 0.5, Precision::float64, "cuda"),
                ConfigError);
-  if (spire::elec::testing::have_gpu()) return;
+  if (spire::fixtures::have_gpu()) return;
   try {
     Simulation sim(lattice, MaterialArrays::vacuum(lattice), Boundaries(), 0.5, Precision::float32, "cuda");
     FAIL() << "platform cuda ran without a device";

@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "tests/science/sponge/cuda/support_gpu.h"
 #include "engine/core/error.h"
 #include "science/sponge/bussi.h"
 #include "science/sponge/checkpoint.h"
@@ -33,6 +32,7 @@
 #include "science/sponge/platform.h"
 #include "science/sponge/velocities.h"
 #include "science/sponge/velocity_verlet.h"
+#include "tests/common/require_gpu.h"
 
 namespace spire::sponge {
 namespace {

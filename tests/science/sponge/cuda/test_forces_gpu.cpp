@@ -10,13 +10,13 @@
 #include <cstring>
 #include <limits>
 
-#include "tests/science/sponge/cuda/support_gpu.h"
 #include "science/sponge/cuda/device_buffer.h"
 #include "science/sponge/cuda/device_force_field.h"
 #include "science/sponge/ewald.h"
 #include "science/sponge/pme.h"
 #include "science/sponge/reaction_field.h"
 #include "science/sponge/water.h"
+#include "tests/common/require_gpu.h"
 #include "tests/science/sponge/cuda/support_force_systems.h"
 
 namespace spire::sponge::cuda {

@@ -107,7 +107,7 @@ validate: build
 	dir=$(OUT)/validate; mkdir -p $$dir
 	names=(); cmds=()
 	names+=(registry); cmds+=("SPIRE_VALIDATE=full $(BUILD)/bin/spire_engine_tests --gtest_filter='Registry*'")
-	names+=(elec_full_size); cmds+=("SPIRE_VALIDATE=full $(BUILD)/bin/spire_elec_tests --gtest_filter='*.FullSize*'")
+	names+=(elec_full_size); cmds+=("$(BUILD)/bin/spire_elec_tests --gtest_filter='*.FullSize*'")
 	for f in tests/validate/*.py; do [ -e "$$f" ] || continue
 	  names+=("$$(basename $$f .py)"); cmds+=("PYTHONPATH=$(CURDIR)/python $(PYTHON) $$f"); done
 	for f in $(BUILD)/bin/validate_*; do [ -x "$$f" ] || continue

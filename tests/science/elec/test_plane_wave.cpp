@@ -7,7 +7,7 @@
 //   a dielectric cylinder: the scattering width from the flux of the scattered field around the
 //   box, against the Mie series (mie.h, itself checked against published limits in test_mie.cpp);
 //   checkpoints: a run saved halfway and resumed in a fresh simulation gives the same bits.
-// Full-size figures behind SPIRE_VALIDATE=full (larger grids, longer runs).
+// Full-size figures in FullSize* tests (larger grids, longer runs): left out of ctest, run by make validate.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,11 +27,6 @@ namespace {
 
 using cd = std::complex<double>;
 constexpr double kPi = std::numbers::pi;
-
-bool full_validation() {
-  const char* v = std::getenv("SPIRE_VALIDATE");
-  return v && std::strcmp(v, "full") == 0;
-}
 
 Simulation vacuum_sim(Dimensions d, Vec3 cell, double resolution, const Boundaries& b, double courant = 0.5) {
   const YeeLattice lat(d, cell, resolution);
@@ -324,7 +319,6 @@ TEST(PlaneWave, FullSizeScatteringWidthConvergesToMie) {
   // Measured (worst |sigma_fdtd / sigma_mie - 1| over 0.7..1.3 in 13 steps):
   //   TM: 2.8% at 60 cells/a, 0.68% at 120 (second order, largest at the top of the band)
   //   TE: 0.88% at 60 cells/a, 0.56% at 120 (first order: largest near f = 0.95)
-  if (!full_validation()) GTEST_SKIP() << "SPIRE_VALIDATE=full runs the refinement";
   const std::vector<double> freqs = frequency_list(1.0, 0.6, 13);
   for (auto pol : {CylinderPolarization::tm, CylinderPolarization::te}) {
     std::vector<double> worst;
